@@ -58,7 +58,8 @@ function loadDescriptors(
         `share_threshold can only be used with wildcard values (ending with '*'), but found key '${segment}'`,
       );
     }
-    const rule = descriptor.rateLimit && buildRule(fileName, fullKey, descriptor.rateLimit, descriptor.shadowMode);
+    const rule =
+      descriptor.rateLimit && buildRule(fileName, fullKey, descriptor.rateLimit, descriptor.shadowMode);
     if (rule) rules.push(rule);
 
     let children: MutableLevel | undefined;

@@ -1,5 +1,14 @@
-import { type Document, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, type Scalar } from 'yaml';
-import { Document as YamlDocument } from 'yaml';
+import {
+  type Document,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseDocument,
+  type Scalar,
+  Document as YamlDocument,
+} from 'yaml';
 import { ConfigError } from '../errors.js';
 import type { ConfigSource } from '../provider/provider.js';
 
@@ -55,15 +64,21 @@ const UINT32_MAX = 4_294_967_295;
  */
 export function readConfigDocument(source: ConfigSource): ConfigDocument {
   const lines = new LineCounter();
-  const doc = source.kind === 'yaml' ? parseYaml(source.name, source.text, lines) : new YamlDocument(source.value);
+  const doc =
+    source.kind === 'yaml' ? parseYaml(source.name, source.text, lines) : new YamlDocument(source.value);
   const root = doc.contents;
   if (root !== null && !isMap(root) && !(isScalar(root) && root.value === null)) {
-    throw new ConfigError(source.name, `error loading config file: yaml: unmarshal errors:\n  ${where(root, lines)}cannot unmarshal ${tagOf(root)} into map[interface {}]interface {}`);
+    throw new ConfigError(
+      source.name,
+      `error loading config file: yaml: unmarshal errors:\n  ${where(root, lines)}cannot unmarshal ${tagOf(root)} into map[interface {}]interface {}`,
+    );
   }
   if (isMap(root)) validateKeys(source.name, root);
   const decoder = new TypedDecoder(lines);
   const domain = isMap(root) ? decoder.string(root.get('domain', true) as Node | undefined) : '';
-  const descriptors = isMap(root) ? decoder.descriptors(root.get('descriptors', true) as Node | undefined) : [];
+  const descriptors = isMap(root)
+    ? decoder.descriptors(root.get('descriptors', true) as Node | undefined)
+    : [];
   if (decoder.errors.length > 0) {
     throw new ConfigError(
       source.name,
@@ -125,7 +140,11 @@ function isInteger(scalar: Scalar): boolean {
   if (typeof scalar.value === 'bigint') return true;
   if (typeof scalar.value !== 'number' || !Number.isInteger(scalar.value)) return false;
   // 1.0 is an integer number in JavaScript but a float in YAML.
-  return scalar.source === undefined || !/^[-+]?[0-9_]*\.|[eE]/.test(scalar.source) || /^[-+]?0x/.test(scalar.source);
+  return (
+    scalar.source === undefined ||
+    !/^[-+]?[0-9_]*\.|[eE]/.test(scalar.source) ||
+    /^[-+]?0x/.test(scalar.source)
+  );
 }
 
 /** Renders a YAML node the way Go's `%v` renders the decoded value. */

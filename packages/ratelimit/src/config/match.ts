@@ -5,7 +5,7 @@ export interface Entry {
   readonly value: string;
 }
 
-const enum MatchedBy {
+enum MatchedBy {
   Value = 0,
   Wildcard = 1,
   Fallback = 2,
@@ -48,7 +48,9 @@ const byWildcard = { node: undefined as unknown as DescriptorNode, by: MatchedBy
 const byFallback = { node: undefined as unknown as DescriptorNode, by: MatchedBy.Fallback };
 
 function lookup(
-  entries: { byValue: Map<string, DescriptorNode>; wildcards: DescriptorNode[]; fallback?: DescriptorNode } | undefined,
+  entries:
+    | { byValue: Map<string, DescriptorNode>; wildcards: DescriptorNode[]; fallback?: DescriptorNode }
+    | undefined,
   value: string,
 ): Found | undefined {
   if (!entries) return undefined;

@@ -1,6 +1,6 @@
 import type { CounterHit, CounterStore } from '../backends/store.js';
 import type { LimitMatch } from '../config/tree.js';
-import type { RequestDescriptor, DescriptorStatus } from '../service/messages.js';
+import type { DescriptorStatus, RequestDescriptor } from '../service/messages.js';
 import type { StatStore } from '../stats/store.js';
 import { cacheKey } from './cache-key.js';
 import type { Clock } from './clock.js';
@@ -86,7 +86,12 @@ export class RateLimiter {
     }
   }
 
-  private status(limit: CountedLimit, addend: number, fromLocalCache: boolean, now: number): DescriptorStatus {
+  private status(
+    limit: CountedLimit,
+    addend: number,
+    fromLocalCache: boolean,
+    now: number,
+  ): DescriptorStatus {
     const rule = limit.rule;
     const divider = UNIT_SECONDS[rule.unit];
     const status: DescriptorStatus = {

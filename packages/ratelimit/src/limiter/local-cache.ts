@@ -90,7 +90,8 @@ export class LocalOverLimitCache {
   *gauges(): Iterable<readonly [string, number]> {
     const root = 'ratelimit.localcache.';
     // freecache reports the mean Unix time of the entries' last access.
-    const averageAccessTime = this.entries.size === 0 ? 0 : Math.floor(this.accessTimeSum / this.entries.size);
+    const averageAccessTime =
+      this.entries.size === 0 ? 0 : Math.floor(this.accessTimeSum / this.entries.size);
     yield [`${root}averageAccessTime`, averageAccessTime];
     yield [`${root}entryCount`, this.entries.size];
     yield [`${root}evacuateCount`, this.evacuateCount];

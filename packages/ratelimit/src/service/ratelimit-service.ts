@@ -71,7 +71,9 @@ export class RateLimitService {
     const statuses = new Array<DescriptorStatus>(descriptors.length);
     const domain = config.domains.get(request.domain);
     if (!domain) {
-      this.stats.counter(`${STAT.ruleRoot}${sanitizeStatName(request.domain)}.domain_not_found`).inc(descriptors.length);
+      this.stats
+        .counter(`${STAT.ruleRoot}${sanitizeStatName(request.domain)}.domain_not_found`)
+        .inc(descriptors.length);
       for (let i = 0; i < descriptors.length; i++) statuses[i] = okStatus();
     } else {
       const limits = this.resolveLimits(domain, descriptors, statuses);
@@ -94,7 +96,9 @@ export class RateLimitService {
     let replaced: Set<string> | undefined;
     for (let i = 0; i < descriptors.length; i++) {
       const descriptor = descriptors[i] as RequestDescriptor;
-      const match = descriptor.limit ? overrideMatch(domain.domain, descriptor) : matchDescriptor(domain, descriptor.entries);
+      const match = descriptor.limit
+        ? overrideMatch(domain.domain, descriptor)
+        : matchDescriptor(domain, descriptor.entries);
       if (match && match.rule.replaces.length > 0) {
         replaced ??= new Set();
         for (const name of match.rule.replaces) replaced.add(name);

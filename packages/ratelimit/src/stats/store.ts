@@ -1,6 +1,6 @@
 import type { StoreStats } from '../backends/store.js';
-import type { StatSink, StatSnapshot } from './sink.js';
 import { STAT, sanitizeStatName } from './names.js';
+import type { StatSink, StatSnapshot } from './sink.js';
 
 export class Counter {
   value = 0;
