@@ -5,6 +5,7 @@ import {
   isSeq,
   LineCounter,
   type Node,
+  parseAllDocuments,
   parseDocument,
   type Scalar,
   Document as YamlDocument,
@@ -88,9 +89,10 @@ export function readConfigDocument(source: ConfigSource): ConfigDocument {
   return { name: source.name, domain, descriptors };
 }
 
-function parseYaml(name: string, text: string, lineCounter: LineCounter): Document.Parsed {
+function parseYaml(name: string, text: string, lineCounter: LineCounter): Document {
   // yaml.v2 reads only the first document of a stream, so later documents are ignored.
-  const doc = parseDocument(text, { version: '1.1', uniqueKeys: true, lineCounter, stringKeys: false });
+  const all = parseAllDocuments(text, { version: '1.1', uniqueKeys: true, lineCounter, stringKeys: false });
+  const doc = Array.isArray(all) ? (all[0] ?? parseDocument('', { version: '1.1' })) : all;
   const error = doc.errors[0];
   if (error) {
     const headline = error.message.split('\n')[0] ?? error.message;

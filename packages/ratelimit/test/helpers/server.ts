@@ -106,3 +106,25 @@ export async function eventually(
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+/** The six per-rule counters of `statKey`, read from the running server's stat store. */
+export function ruleCounters(server: RunningServer, statKey: string) {
+  const counters = server.stats.snapshot().counters;
+  const read = (stat: string) => counters.get(`ratelimit.service.rate_limit.${statKey}.${stat}`) ?? 0;
+  return {
+    total_hits: read('total_hits'),
+    over_limit: read('over_limit'),
+    near_limit: read('near_limit'),
+    within_limit: read('within_limit'),
+    over_limit_with_local_cache: read('over_limit_with_local_cache'),
+    shadow_mode: read('shadow_mode'),
+  };
+}
+
+export function counter(server: RunningServer, name: string): number {
+  return server.stats.snapshot().counters.get(name) ?? 0;
+}
+
+export function gauge(server: RunningServer, name: string): number {
+  return server.stats.snapshot().gauges.get(name) ?? 0;
+}
