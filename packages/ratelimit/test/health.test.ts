@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { freePort, waitForPort } from '@platform/testkit';
 import { RateLimitClient } from '../src/client/client.js';
 import { HealthModel } from '../src/server/health.js';
@@ -120,7 +121,8 @@ test('the ratelimit command exits 0 after SIGTERM, and fails fast on a bad setti
     DISABLE_STATS: 'true',
   };
   try {
-    const command = [process.execPath, ['--import', 'tsx', 'bin/ratelimit.ts']] as const;
+    const bin = fileURLToPath(new URL('../bin/ratelimit.ts', import.meta.url));
+    const command = [process.execPath, ['--import', 'tsx', bin]] as const;
     const child = spawn(...command, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk) => {
@@ -129,7 +131,10 @@ test('the ratelimit command exits 0 after SIGTERM, and fails fast on a bad setti
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     await waitForPort(debug);
     const client = new RateLimitClient(`127.0.0.1:${grpc}`);
-    await eventually(async () => (await client.check('ratelimit').catch(() => ({ status: '' }))).status === 'SERVING', 10_000);
+    await eventually(
+      async () => (await client.check('ratelimit').catch(() => ({ status: '' }))).status === 'SERVING',
+      10_000,
+    );
     client.close();
     child.kill('SIGTERM');
     assert.equal(await exited, 0);
@@ -142,7 +147,10 @@ test('the ratelimit command exits 0 after SIGTERM, and fails fast on a bad setti
     });
     const badExit = await new Promise<number | null>((resolve) => bad.on('exit', (code) => resolve(code)));
     assert.equal(badExit, 1);
-    assert.match(badStderr, /ratelimit: invalid setting PORT: 'eighty' is not an integer between 0 and 65535/);
+    assert.match(
+      badStderr,
+      /ratelimit: invalid setting PORT: 'eighty' is not an integer between 0 and 65535/,
+    );
   } finally {
     await rm(root, { recursive: true, force: true });
   }
