@@ -16,7 +16,8 @@ function flakyStore(): CounterStore & { down: boolean } {
     kind: 'redis',
     down: false,
     hit(hits) {
-      if (this.down) return Promise.reject(new StoreError('dial tcp 127.0.0.1:6379: connect: connection refused'));
+      if (this.down)
+        return Promise.reject(new StoreError('dial tcp 127.0.0.1:6379: connect: connection refused'));
       return Promise.resolve(hits.map((hit) => hit.addend));
     },
     isHealthy: () => true,
@@ -30,11 +31,14 @@ test('a store failure is gRPC UNKNOWN with the store text, /json 400, redis_erro
   const t = await startTestServer({ 'd.yaml': CONFIG }, {}, { overrides: { store } });
   try {
     store.down = true;
-    await assert.rejects(t.client.shouldRateLimit(request('d', ['k=v'])), (error: { code: number; details: string }) => {
-      assert.equal(error.code, 2);
-      assert.equal(error.details, 'dial tcp 127.0.0.1:6379: connect: connection refused');
-      return true;
-    });
+    await assert.rejects(
+      t.client.shouldRateLimit(request('d', ['k=v'])),
+      (error: { code: number; details: string }) => {
+        assert.equal(error.code, 2);
+        assert.equal(error.details, 'dial tcp 127.0.0.1:6379: connect: connection refused');
+        return true;
+      },
+    );
     const http = await t.json('{"domain":"d","descriptors":[{"entries":[{"key":"k","value":"v"}]}]}');
     assert.deepEqual([http.status, http.body], [400, 'Bad Request\n']);
     assert.equal(counter(t.server, 'ratelimit.service.call.should_rate_limit.redis_error'), 2);
