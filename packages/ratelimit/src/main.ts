@@ -192,18 +192,30 @@ function listen(server: HttpServer, host: string, port: number): Promise<number>
   });
 }
 
+/** How long a graceful stop waits for in-flight calls and idle keep-alive clients. */
+const GRACEFUL_STOP_MS = 10_000;
+
 function stopGrpc(server: GrpcServer, graceful: boolean): Promise<void> {
   if (!graceful) {
     server.forceShutdown();
     return Promise.resolve();
   }
-  return new Promise((resolve) => server.tryShutdown(() => resolve()));
+  return new Promise((resolve) => {
+    const force = setTimeout(() => server.forceShutdown(), GRACEFUL_STOP_MS).unref();
+    server.tryShutdown(() => {
+      clearTimeout(force);
+      resolve();
+    });
+  });
 }
 
 function stopHttp(server: HttpServer, graceful: boolean): Promise<void> {
   return new Promise((resolve) => {
-    server.close(() => resolve());
-    if (graceful) server.closeIdleConnections();
-    else server.closeAllConnections();
+    const force = setTimeout(() => server.closeAllConnections(), graceful ? GRACEFUL_STOP_MS : 0).unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
   });
 }
