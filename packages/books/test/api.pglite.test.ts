@@ -1,0 +1,3 @@
+import { accessMatrixSuite } from './suites/access.js';
+
+accessMatrixSuite('pglite');
