@@ -10,6 +10,7 @@ import { acceptJsonBodiesOnly } from './http/body-parsers.js';
 import { apiDocs } from './http/docs.js';
 import { problemErrorHandler, problemNotFoundHandler } from './http/problem.js';
 import { contractRoutes } from './http/routes.js';
+import { contractValidatorCompiler } from './http/validation.js';
 import { booksHandlers } from './modules/books/books.handlers.js';
 import { BooksRepository } from './modules/books/books.repository.js';
 import { BooksService } from './modules/books/books.service.js';
@@ -44,17 +45,8 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
     genReqId: () => randomUUID(),
     // A caller-supplied request id is only trusted behind a proxy that sets it.
     requestIdHeader: config.trustProxy ? 'x-request-id' : false,
-    ajv: {
-      customOptions: {
-        // Unknown body fields are an error (400), not silently dropped.
-        removeAdditional: false,
-        // Report every invalid field, not only the first.
-        allErrors: true,
-        coerceTypes: 'array',
-        useDefaults: true,
-      },
-    },
   });
+  app.setValidatorCompiler(contractValidatorCompiler());
   acceptJsonBodiesOnly(app);
   app.setErrorHandler(problemErrorHandler);
   app.setNotFoundHandler(problemNotFoundHandler);

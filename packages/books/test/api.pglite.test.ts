@@ -1,3 +1,11 @@
 import { accessMatrixSuite } from './suites/access.js';
+import { paginationSuite } from './suites/pagination.js';
+import { reservationLifecycleSuite } from './suites/reservations.js';
+import { sessionsAndCsrfSuite } from './suites/sessions.js';
+import { validationSuite } from './suites/validation.js';
 
 accessMatrixSuite('pglite');
+reservationLifecycleSuite('pglite');
+paginationSuite('pglite');
+validationSuite('pglite');
+sessionsAndCsrfSuite('pglite');
