@@ -1,4 +1,5 @@
 import { accessMatrixSuite } from './suites/access.js';
+import { concurrencySuite } from './suites/concurrency.js';
 import { paginationSuite } from './suites/pagination.js';
 import { reservationLifecycleSuite } from './suites/reservations.js';
 import { sessionsAndCsrfSuite } from './suites/sessions.js';
@@ -9,3 +10,4 @@ reservationLifecycleSuite('pglite');
 paginationSuite('pglite');
 validationSuite('pglite');
 sessionsAndCsrfSuite('pglite');
+concurrencySuite('pglite');

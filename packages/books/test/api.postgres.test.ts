@@ -1,4 +1,5 @@
 import { accessMatrixSuite } from './suites/access.js';
+import { concurrencySuite } from './suites/concurrency.js';
 import { paginationSuite } from './suites/pagination.js';
 import { reservationLifecycleSuite } from './suites/reservations.js';
 import { sessionsAndCsrfSuite } from './suites/sessions.js';
@@ -11,3 +12,4 @@ reservationLifecycleSuite('postgres', skip);
 paginationSuite('postgres', skip);
 validationSuite('postgres', skip);
 sessionsAndCsrfSuite('postgres', skip);
+concurrencySuite('postgres', skip);
