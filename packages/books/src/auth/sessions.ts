@@ -67,6 +67,8 @@ async function sessionPlugin(app: FastifyInstance, { store, publicBaseUrl }: Ses
     async start(request, reply, userId) {
       const savedUrl = request.session?.data.savedUrl;
       if (request.session !== null) await store.delete(request.session.idHash);
+      // Logins are rare next to requests: a cheap moment to drop sessions that have timed out.
+      await store.deleteExpired();
       const id = await store.create(userId);
       setSessionCookie(request, reply, id);
       issueCsrfToken(request, reply, publicBaseUrl);
