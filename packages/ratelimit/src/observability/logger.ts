@@ -36,7 +36,10 @@ const logrusNames: Readonly<Record<string, string>> = {
 export function parseLogLevel(text: string): string {
   const level = pinoLevels[text.trim().toLowerCase()];
   if (!level) {
-    throw new SettingsError('LOG_LEVEL', `unknown level '${text}'; use one of trace, debug, info, warn, error, fatal`);
+    throw new SettingsError(
+      'LOG_LEVEL',
+      `unknown level '${text}'; use one of trace, debug, info, warn, error, fatal`,
+    );
   }
   return level;
 }
@@ -54,7 +57,12 @@ function quoteIfNeeded(value: unknown): string {
 
 /** Renders pino's JSON line as logrus' text format: `time="..." level=warning msg="..." key=value`. */
 export function textLine(jsonLine: string): string {
-  const { '@timestamp': time, level, '@message': message, ...fields } = JSON.parse(jsonLine) as Record<string, unknown>;
+  const {
+    '@timestamp': time,
+    level,
+    '@message': message,
+    ...fields
+  } = JSON.parse(jsonLine) as Record<string, unknown>;
   let line = `time=${JSON.stringify(time)} level=${String(level)} msg=${JSON.stringify(String(message ?? ''))}`;
   for (const key of Object.keys(fields).sort()) line += ` ${key}=${quoteIfNeeded(fields[key])}`;
   return `${line}\n`;
