@@ -34,10 +34,9 @@ export class DogStatsdSink implements StatSink {
     this.#extraTags = Object.entries(options.extraTags ?? {}).map(([key, value]) => `${key}:${value}`);
     this.#socket = createSocket(options.host.includes(':') ? 'udp6' : 'udp4');
     this.#socket.on('error', (error) => {
-      options.logger?.warn(
-        { err: error.message },
-        `dogstatsd sink: cannot send to ${options.host}:${options.port}`,
-      );
+      options.logger?.warn(`dogstatsd sink: cannot send to ${options.host}:${options.port}`, {
+        err: error.message,
+      });
     });
     this.#socket.unref();
   }

@@ -1,4 +1,4 @@
-/** The part of the application logger (pino) that sinks use to report delivery problems. */
+/** The part of the application logger that sinks use to report delivery problems. */
 export interface SinkLogger {
-  warn(fields: Record<string, unknown>, message: string): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
 }

@@ -61,8 +61,8 @@ export class StatsdTcpSink implements StatSink {
     });
     socket.on('error', (error) => {
       this.#options.logger?.warn(
-        { err: error.message },
         `statsd sink: cannot reach ${host}:${port}; stats are dropped until it accepts connections`,
+        { err: error.message },
       );
     });
     socket.on('close', () => {

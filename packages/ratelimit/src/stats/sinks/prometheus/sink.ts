@@ -107,8 +107,8 @@ export class PrometheusSink implements StatSink {
       if (!this.#conflicts.has(mapped.name)) {
         this.#conflicts.add(mapped.name);
         this.#options.logger?.warn(
-          { metric: mapped.name, labels: labelNames },
           'prometheus sink: a stat maps to a metric that already exists with another type or label set; it is dropped. Adjust PROMETHEUS_MAPPER_YAML.',
+          { metric: mapped.name, labels: labelNames },
         );
       }
       return undefined;
