@@ -13,6 +13,13 @@ import {
 
 const tracer = () => trace.getTracer('ratelimit');
 
+// Set by startTracing: without an SDK the spans would be no-ops, so the hot path skips them entirely.
+let active = false;
+
+export function setTracingActive(value: boolean): void {
+  active = value;
+}
+
 const metadataGetter: TextMapGetter<Metadata> = {
   keys: (metadata) => Object.keys(metadata.getMap()),
   get: (metadata, key) => {
@@ -38,14 +45,17 @@ export function injectContext(metadata: Metadata): Metadata {
 
 /**
  * Runs `work` inside a span that ends when the promise settles; a rejection marks the span as an
- * error and records the exception. `parent` defaults to the active context.
+ * error and records the exception. The parent is `parent`, else the trace context in the gRPC
+ * `metadata`, else the active context. Without startTracing it only runs `work`.
  */
 export async function withSpan<T>(
   name: string,
-  options: { attributes?: Attributes; kind?: SpanKind; parent?: Context },
+  options: { attributes?: Attributes; kind?: SpanKind; parent?: Context; metadata?: Metadata },
   work: () => Promise<T>,
 ): Promise<T> {
-  const { parent = context.active(), kind = SpanKind.INTERNAL, attributes } = options;
+  if (!active) return work();
+  const { kind = SpanKind.INTERNAL, attributes, metadata } = options;
+  const parent = options.parent ?? (metadata ? contextFromMetadata(metadata) : context.active());
   return tracer().startActiveSpan(name, { kind, ...(attributes && { attributes }) }, parent, async (span) => {
     try {
       return await work();

@@ -11,6 +11,7 @@ import {
 } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { SettingsError } from '../errors.js';
+import { setTracingActive } from './spans.js';
 
 export type ExporterProtocol = 'http' | 'grpc';
 
@@ -75,8 +76,12 @@ export function startTracing(settings: TracingSettings, exporter?: SpanExporter)
     spanProcessors: [new BatchSpanProcessor(exporter ?? createSpanExporter(settings.exporterProtocol))],
   });
   provider.register();
+  setTracingActive(true);
   return {
     forceFlush: () => provider.forceFlush(),
-    shutdown: () => provider.shutdown(),
+    shutdown: async () => {
+      setTracingActive(false);
+      await provider.shutdown();
+    },
   };
 }
