@@ -39,7 +39,9 @@ test('GRPC_SERVER_USE_TLS with mTLS: trusted clients pass, no certificate or the
   const trusted = new RateLimitClient(target, withCert(envoy));
   const anonymous = new RateLimitClient(target, credentials.createSsl(ca));
   const wrongSan = new RateLimitClient(target, withCert(intruder));
-  t.after(() => [trusted, anonymous, wrongSan].forEach((client) => client.close()));
+  t.after(() => {
+    for (const client of [trusted, anonymous, wrongSan]) client.close();
+  });
   const response = await trusted.shouldRateLimit(request('d', ['k=v']));
   assert.equal(response.overallCode, 'OK');
   await assert.rejects(anonymous.shouldRateLimit(request('d', ['k=v'])), { code: status.UNAVAILABLE });
