@@ -11,7 +11,7 @@ import { type ObservedRequest, XdsManagementServer } from '../../src/provider/xd
 import type { DiscoveryRequest, DiscoveryResponse } from '../../src/provider/xds/messages.js';
 import { adsServiceDefinition, rateLimitConfigTypeUrl } from '../../src/provider/xds/protos.js';
 import { type XdsProviderSettings, XdsSotwProvider } from '../../src/provider/xds/sotw-provider.js';
-import { waitUntil } from './wait.js';
+import { eventually } from '../helpers/server.js';
 
 /** A stand-in for the config loader: rejects a limit without a unit, as the reference's validation does. */
 function validatingApply(applied: ConfigSource[][]) {
@@ -86,7 +86,7 @@ test('xDS SotW: initial config, update, NACK with the old config kept, and recon
       },
     },
   ]);
-  await waitUntil('the ACK of version 1', () => observed.some((o) => o.request.response_nonce !== ''));
+  await eventually(() => observed.some((o) => o.request.response_nonce !== ''));
   const [subscribe, ack] = observed;
   assert.equal(subscribe?.request.node?.id, 'test-node');
   assert.deepEqual(subscribe?.request.node?.metadata?.fields.zone?.stringValue, 'a');
@@ -101,7 +101,7 @@ test('xDS SotW: initial config, update, NACK with the old config kept, and recon
   // Update: state of the world replaces the config, then an ACK for version 2.
   await writeFile(join(directory, 'basic.yaml'), limitYaml(10, 'minute'));
   assert.equal(await server.reload(), true);
-  await waitUntil('version 2 applied', () => provider.acceptedVersion === '2');
+  await eventually(() => provider.acceptedVersion === '2');
   assert.deepEqual(firstLimit(applied.at(-1)), {
     unit: 'MINUTE',
     requests_per_unit: 10,
@@ -113,7 +113,7 @@ test('xDS SotW: initial config, update, NACK with the old config kept, and recon
     'domain: broken\ndescriptors:\n  - key: k\n    rate_limit:\n      requests_per_unit: 5\n',
   );
   await server.reload();
-  await waitUntil('a NACK', () => observed.some((o) => o.request.error_detail));
+  await eventually(() => observed.some((o) => o.request.error_detail));
   const nack = observed.find((o) => o.request.error_detail)?.request;
   assert.equal(nack?.version_info, '2');
   assert.match(nack?.error_detail?.message ?? '', /broken: invalid rate limit unit 'UNKNOWN'/);
@@ -126,7 +126,7 @@ test('xDS SotW: initial config, update, NACK with the old config kept, and recon
   await writeFile(join(directory, 'basic.yaml'), limitYaml(7, 'hour'));
   server = new XdsManagementServer({ directory, address: `127.0.0.1:${port}` });
   await server.start();
-  await waitUntil('the config from the restarted server', () => applied.length === 3, 15_000);
+  await eventually(() => applied.length === 3, 15_000);
   assert.deepEqual(firstLimit(applied[2]), {
     unit: 'HOUR',
     requests_per_unit: 7,
@@ -163,7 +163,7 @@ test('an undecodable resource is NACKed without calling ApplyConfig', async (t) 
     server.forceShutdown();
   });
   await provider.start(validatingApply(applied));
-  await waitUntil('a NACK', () => requests.some((request) => request.error_detail));
+  await eventually(() => requests.some((request) => request.error_detail));
   const nack = requests.find((request) => request.error_detail);
   assert.equal(nack?.response_nonce, 'n1');
   assert.equal(nack?.version_info, '');
