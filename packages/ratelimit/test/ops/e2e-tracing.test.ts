@@ -1,54 +1,11 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Metadata } from '@grpc/grpc-js';
 import { request, startTestServer } from '../helpers/server.js';
-
-interface ReceivedSpan {
-  service: string;
-  name: string;
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-}
-
-/** An OTLP/HTTP (JSON) trace receiver on loopback. */
-async function otlpReceiver() {
-  const spans: ReceivedSpan[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => {
-      body += chunk;
-    });
-    req.on('end', () => {
-      const payload = JSON.parse(body) as {
-        resourceSpans: Array<{
-          resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> };
-          scopeSpans: Array<{ spans: Array<Omit<ReceivedSpan, 'service'>> }>;
-        }>;
-      };
-      for (const resourceSpans of payload.resourceSpans) {
-        const service =
-          resourceSpans.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
-        for (const scope of resourceSpans.scopeSpans)
-          for (const span of scope.spans) spans.push({ service, ...span });
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    spans,
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => server.close(),
-  };
-}
+import { otlpReceiver } from './otlp-receiver.js';
 
 test('TRACING_ENABLED: ShouldRateLimit and store spans continue the caller trace; the CLI -oltp-protocol flag starts one', async (t) => {
   const receiver = await otlpReceiver();

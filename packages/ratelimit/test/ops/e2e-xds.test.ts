@@ -5,14 +5,12 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { type ObservedRequest, XdsManagementServer } from '../../src/provider/xds/management-server.js';
 import { counter, eventually, request, startTestServer } from '../helpers/server.js';
-
-const limitYaml = (requests: number, unit: string) =>
-  `domain: xds\ndescriptors:\n  - key: k\n    rate_limit:\n      unit: ${unit}\n      requests_per_unit: ${requests}\n`;
+import { limitYaml } from './limit-yaml.js';
 
 test('CONFIG_TYPE=GRPC_XDS_SOTW: the server serves xDS configs, NACKs a bad one and survives a management server restart', async (t) => {
   const directory = await mkdtemp(join(tmpdir(), 'rl-xds-e2e-'));
   t.after(() => rm(directory, { recursive: true }));
-  await writeFile(join(directory, 'xds.yaml'), limitYaml(50, 'second'));
+  await writeFile(join(directory, 'xds.yaml'), limitYaml('xds', 50, 'second'));
   const observed: ObservedRequest[] = [];
   let management = new XdsManagementServer({ directory, address: '127.0.0.1:0' });
   management.on('request', (r) => observed.push(r));
@@ -48,7 +46,7 @@ test('CONFIG_TYPE=GRPC_XDS_SOTW: the server serves xDS configs, NACKs a bad one 
   assert.equal(subscribe?.headers.authorization, 'Bearer t0ken');
 
   // Update.
-  await writeFile(join(directory, 'xds.yaml'), limitYaml(10, 'minute'));
+  await writeFile(join(directory, 'xds.yaml'), limitYaml('xds', 10, 'minute'));
   await management.reload();
   await eventually(async () => (await limitOf())?.requestsPerUnit === 10);
 
@@ -69,7 +67,7 @@ test('CONFIG_TYPE=GRPC_XDS_SOTW: the server serves xDS configs, NACKs a bad one 
   // The management server restarts with a fixed directory; the client reconnects and applies it.
   await management.stop();
   await rm(join(directory, 'bad.yaml'));
-  await writeFile(join(directory, 'xds.yaml'), limitYaml(3, 'hour'));
+  await writeFile(join(directory, 'xds.yaml'), limitYaml('xds', 3, 'hour'));
   management = new XdsManagementServer({ directory, address: `127.0.0.1:${port}` });
   await management.start();
   await eventually(async () => (await limitOf())?.requestsPerUnit === 3, 15_000);

@@ -1,35 +1,13 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { Metadata } from '@grpc/grpc-js';
-import { contextFromMetadata, injectContext, SpanKind, withSpan } from '../../src/observability/spans.js';
+import { injectContext, SpanKind, withSpan } from '../../src/observability/spans.js';
 import { parseExporterProtocol, parseSamplingRate, startTracing } from '../../src/observability/tracing.js';
-
-interface ExportedSpan {
-  name: string;
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  status?: { code?: number };
-}
+import { otlpReceiver } from './otlp-receiver.js';
 
 test('spans reach an OTLP/HTTP receiver on loopback, continuing the trace from gRPC metadata', async () => {
-  const bodies: unknown[] = [];
-  const receiver = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk) => {
-      body += chunk;
-    });
-    request.on('end', () => {
-      if (request.url === '/v1/traces') bodies.push(JSON.parse(body));
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  receiver.listen(0, '127.0.0.1');
-  await once(receiver, 'listening');
-  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  const receiver = await otlpReceiver();
+  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.endpoint;
   const tracing = startTracing({
     enabled: true,
     exporterProtocol: 'http',
@@ -44,7 +22,7 @@ test('spans reach an OTLP/HTTP receiver on loopback, continuing the trace from g
     incoming.set('traceparent', `00-${traceId}-00f067aa0ba902b7-01`);
     const outgoing = await withSpan(
       'ShouldRateLimit',
-      { kind: SpanKind.SERVER, parent: contextFromMetadata(incoming), attributes: { domain: 'basic' } },
+      { kind: SpanKind.SERVER, metadata: incoming, attributes: { domain: 'basic' } },
       () => withSpan('redis pipeline', {}, async () => injectContext(new Metadata())),
     );
     await assert.rejects(
@@ -55,30 +33,22 @@ test('spans reach an OTLP/HTTP receiver on loopback, continuing the trace from g
     );
     await tracing.forceFlush();
 
-    const resourceSpans = bodies.flatMap(
-      (body) => (body as { resourceSpans: unknown[] }).resourceSpans,
-    ) as Array<{
-      resource: { attributes: Array<{ key: string; value: { stringValue: string } }> };
-      scopeSpans: Array<{ spans: ExportedSpan[] }>;
-    }>;
-    const attributes = Object.fromEntries(
-      resourceSpans[0]?.resource.attributes.map((a) => [a.key, a.value.stringValue]) ?? [],
-    );
-    assert.equal(attributes['service.name'], 'RateLimit');
-    assert.equal(attributes['service.namespace'], 'edge');
-    assert.equal(attributes['service.instance.id'], 'instance-1');
-    const spans = new Map(
-      resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)).map((span) => [span.name, span]),
-    );
+    const spans = new Map(receiver.spans.map((span) => [span.name, span]));
     const server = spans.get('ShouldRateLimit');
     const store = spans.get('redis pipeline');
     assert.ok(server && store);
+    assert.equal(server.service, 'RateLimit');
     assert.equal(server.traceId, traceId);
     assert.equal(server.parentSpanId, '00f067aa0ba902b7');
     assert.equal(store.parentSpanId, server.spanId);
     assert.equal(spans.get('failing store call')?.status?.code, 2);
     // The trace context travels on to outgoing calls.
     assert.match(String(outgoing.get('traceparent')[0]), new RegExp(`^00-${traceId}-${store.spanId}-01$`));
+    assert.deepEqual(receiver.resources[0], {
+      'service.name': 'RateLimit',
+      'service.namespace': 'edge',
+      'service.instance.id': 'instance-1',
+    });
   } finally {
     await tracing.shutdown();
     receiver.close();

@@ -12,6 +12,7 @@ import type { DiscoveryRequest, DiscoveryResponse } from '../../src/provider/xds
 import { adsServiceDefinition, rateLimitConfigTypeUrl } from '../../src/provider/xds/protos.js';
 import { type XdsProviderSettings, XdsSotwProvider } from '../../src/provider/xds/sotw-provider.js';
 import { eventually } from '../helpers/server.js';
+import { limitYaml } from './limit-yaml.js';
 
 /** A stand-in for the config loader: rejects a limit without a unit, as the reference's validation does. */
 function validatingApply(applied: ConfigSource[][]) {
@@ -39,9 +40,6 @@ function firstLimit(sources: ConfigSource[] | undefined) {
   return (source.value as YamlDocument).descriptors?.[0]?.rate_limit;
 }
 
-const limitYaml = (requests: number, unit: string) =>
-  `domain: basic\ndescriptors:\n  - key: key1\n    rate_limit:\n      unit: ${unit}\n      requests_per_unit: ${requests}\n`;
-
 function settings(port: number): XdsProviderSettings {
   return {
     serverUrl: `127.0.0.1:${port}`,
@@ -62,7 +60,7 @@ function settings(port: number): XdsProviderSettings {
 test('xDS SotW: initial config, update, NACK with the old config kept, and reconnect after a server restart', async (t) => {
   const directory = await mkdtemp(join(tmpdir(), 'rl-xds-'));
   t.after(() => rm(directory, { recursive: true }));
-  await writeFile(join(directory, 'basic.yaml'), limitYaml(50, 'second'));
+  await writeFile(join(directory, 'basic.yaml'), limitYaml('basic', 50, 'second'));
   const observed: ObservedRequest[] = [];
   let server = new XdsManagementServer({ directory, address: '127.0.0.1:0' });
   server.on('request', (request) => observed.push(request));
@@ -82,7 +80,7 @@ test('xDS SotW: initial config, update, NACK with the old config kept, and recon
       name: 'basic',
       value: {
         domain: 'basic',
-        descriptors: [{ key: 'key1', rate_limit: { unit: 'SECOND', requests_per_unit: 50 } }],
+        descriptors: [{ key: 'k', rate_limit: { unit: 'SECOND', requests_per_unit: 50 } }],
       },
     },
   ]);
@@ -99,7 +97,7 @@ test('xDS SotW: initial config, update, NACK with the old config kept, and recon
   assert.equal(ack?.request.error_detail, null);
 
   // Update: state of the world replaces the config, then an ACK for version 2.
-  await writeFile(join(directory, 'basic.yaml'), limitYaml(10, 'minute'));
+  await writeFile(join(directory, 'basic.yaml'), limitYaml('basic', 10, 'minute'));
   assert.equal(await server.reload(), true);
   await eventually(() => provider.acceptedVersion === '2');
   assert.deepEqual(firstLimit(applied.at(-1)), {
@@ -123,7 +121,7 @@ test('xDS SotW: initial config, update, NACK with the old config kept, and recon
   // The management server goes away and comes back on the same port with a fixed config.
   await server.stop();
   await rm(join(directory, 'broken.yaml'));
-  await writeFile(join(directory, 'basic.yaml'), limitYaml(7, 'hour'));
+  await writeFile(join(directory, 'basic.yaml'), limitYaml('basic', 7, 'hour'));
   server = new XdsManagementServer({ directory, address: `127.0.0.1:${port}` });
   await server.start();
   await eventually(() => applied.length === 3, 15_000);
