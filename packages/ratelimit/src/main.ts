@@ -10,10 +10,8 @@ import { LocalOverLimitCache } from './limiter/local-cache.js';
 import { createLogger, type Logger } from './log.js';
 import { tracedStore } from './observability/traced-store.js';
 import { startTracing } from './observability/tracing.js';
-import { FileConfigProvider } from './provider/file.js';
+import { createConfigProvider } from './provider/index.js';
 import type { ConfigProvider } from './provider/provider.js';
-import { xdsProviderSettings } from './provider/xds/from-settings.js';
-import { XdsSotwProvider } from './provider/xds/sotw-provider.js';
 import { createDebugServer } from './server/debug.js';
 import { bindGrpc, createGrpcServer } from './server/grpc.js';
 import { HealthModel } from './server/health.js';
@@ -123,20 +121,7 @@ export async function startServer(
     clock,
   );
 
-  const provider =
-    overrides.provider ??
-    (settings.config.type === 'GRPC_XDS_SOTW'
-      ? new XdsSotwProvider(xdsProviderSettings(settings.xds), { logger: log })
-      : new FileConfigProvider(
-          {
-            runtimeRoot: settings.config.runtimeRoot,
-            runtimeSubdirectory: settings.config.runtimeSubdirectory,
-            runtimeAppDirectory: settings.config.runtimeAppDirectory,
-            ignoreDotFiles: settings.config.runtimeIgnoreDotFiles,
-            watchRoot: settings.config.runtimeWatchRoot,
-          },
-          log,
-        ));
+  const provider = overrides.provider ?? createConfigProvider(settings, log);
   const providerStarted = provider.start(config.apply);
   if (!settings.config.forceStartWithoutInitialConfig) await providerStarted;
   else providerStarted.catch((error: Error) => log.error(`config provider failed: ${error.message}`));
@@ -217,18 +202,30 @@ function listen(server: HttpServer, host: string, port: number): Promise<number>
   });
 }
 
+/** How long a graceful stop waits for in-flight calls and idle keep-alive clients. */
+const GRACEFUL_STOP_MS = 10_000;
+
 function stopGrpc(server: GrpcServer, graceful: boolean): Promise<void> {
   if (!graceful) {
     server.forceShutdown();
     return Promise.resolve();
   }
-  return new Promise((resolve) => server.tryShutdown(() => resolve()));
+  return new Promise((resolve) => {
+    const force = setTimeout(() => server.forceShutdown(), GRACEFUL_STOP_MS).unref();
+    server.tryShutdown(() => {
+      clearTimeout(force);
+      resolve();
+    });
+  });
 }
 
 function stopHttp(server: HttpServer, graceful: boolean): Promise<void> {
   return new Promise((resolve) => {
-    server.close(() => resolve());
-    if (graceful) server.closeIdleConnections();
-    else server.closeAllConnections();
+    const force = setTimeout(() => server.closeAllConnections(), graceful ? GRACEFUL_STOP_MS : 0).unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
   });
 }
