@@ -44,12 +44,6 @@ export function parseLogLevel(text: string): string {
   return level;
 }
 
-export function parseLogFormat(text: string): LogFormat {
-  const format = text.trim().toLowerCase();
-  if (format === 'text' || format === 'json') return format;
-  throw new SettingsError('LOG_FORMAT', `unknown format '${text}'; use text or json`);
-}
-
 function quoteIfNeeded(value: unknown): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   return /^[\w./:@-]+$/.test(text) ? text : JSON.stringify(text);

@@ -43,14 +43,6 @@ export function parseExporterProtocol(text: string): ExporterProtocol {
   throw new SettingsError('TRACING_EXPORTER_PROTOCOL', `unknown protocol '${text}'; use http or grpc`);
 }
 
-export function parseSamplingRate(text: string): number {
-  const rate = Number(text);
-  if (text.trim() === '' || !Number.isFinite(rate) || rate < 0 || rate > 1) {
-    throw new SettingsError('TRACING_SAMPLING_RATE', `'${text}' is not a number from 0.0 to 1.0`);
-  }
-  return rate;
-}
-
 export function createSpanExporter(protocol: ExporterProtocol): SpanExporter {
   // Both exporters read OTEL_EXPORTER_OTLP_{,TRACES_}ENDPOINT, _HEADERS, _TIMEOUT, _COMPRESSION themselves.
   return protocol === 'grpc' ? new GrpcTraceExporter() : new HttpTraceExporter();

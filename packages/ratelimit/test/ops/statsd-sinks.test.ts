@@ -5,7 +5,7 @@ import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { DogStatsdSink } from '../../src/stats/sinks/dogstatsd.js';
 import { LogSink } from '../../src/stats/sinks/log-sink.js';
-import { Mogrifiers, mogrifierSpecsFromEnv, parseTagPairs } from '../../src/stats/sinks/mogrifier.js';
+import { Mogrifiers, parseTagPairs } from '../../src/stats/sinks/mogrifier.js';
 import { StatsdTcpSink } from '../../src/stats/sinks/statsd-tcp.js';
 import { snapshot } from './snapshot.js';
 
@@ -142,16 +142,18 @@ test('a DogStatsD mogrifier renames a stat and turns $1 group references into ta
   await once(receiver, 'listening');
   const packets: string[] = [];
   receiver.on('message', (message) => packets.push(message.toString()));
-  const env = {
-    DOG_STATSD_MOGRIFIER_RULE_PATTERN: String.raw`^ratelimit\.service\.rate_limit\.([^.]+)\.([^.]+)\.(.*)$`,
-    DOG_STATSD_MOGRIFIER_RULE_NAME: 'ratelimit.service.rate_limit.$3',
-    DOG_STATSD_MOGRIFIER_RULE_TAGS: 'domain:$1,descriptor:$2',
-  };
   const sink = new DogStatsdSink({
     host: '127.0.0.1',
     port: (receiver.address() as AddressInfo).port,
     extraTags: { env: 'test' },
-    mogrifiers: mogrifierSpecsFromEnv(['RULE'], env),
+    mogrifiers: [
+      {
+        id: 'RULE',
+        pattern: String.raw`^ratelimit\.service\.rate_limit\.([^.]+)\.([^.]+)\.(.*)$`,
+        name: 'ratelimit.service.rate_limit.$3',
+        tags: parseTagPairs('DOG_STATSD_MOGRIFIER_RULE_TAGS', 'domain:$1,descriptor:$2'),
+      },
+    ],
   });
   try {
     sink.flush(
@@ -174,7 +176,7 @@ test('a DogStatsD mogrifier renames a stat and turns $1 group references into ta
 
 test('mogrifier settings with a missing pattern, a bad regex or an unknown group are clear errors', () => {
   assert.throws(
-    () => new Mogrifiers(mogrifierSpecsFromEnv(['X'], { DOG_STATSD_MOGRIFIER_X_NAME: 'a' })),
+    () => new Mogrifiers([{ id: 'X', pattern: '', name: 'a', tags: {} }]),
     /DOG_STATSD_MOGRIFIER_X_PATTERN: no PATTERN specified for mogrifier X/,
   );
   assert.throws(

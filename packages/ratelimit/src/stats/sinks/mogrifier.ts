@@ -101,18 +101,3 @@ export function parseTagPairs(setting: string, text: string): Record<string, str
   }
   return tags;
 }
-
-/** Reads DOG_STATSD_MOGRIFIER_<NAME>_{PATTERN,NAME,TAGS} for each listed mogrifier name. */
-export function mogrifierSpecsFromEnv(ids: readonly string[], env: NodeJS.ProcessEnv): MogrifierSpec[] {
-  return ids.map((id) => {
-    const prefix = `DOG_STATSD_MOGRIFIER_${id}`;
-    const alias = `TAGSTATS_MOGRIFIER_${id}`;
-    const read = (suffix: string) => env[`${prefix}_${suffix}`] ?? env[`${alias}_${suffix}`] ?? '';
-    return {
-      id,
-      pattern: read('PATTERN'),
-      name: read('NAME'),
-      tags: parseTagPairs(`${prefix}_TAGS`, read('TAGS')),
-    };
-  });
-}
