@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { type ObservedRequest, XdsManagementServer } from '../../src/provider/xds/management-server.js';
 import { counter, eventually, request, startTestServer } from '../helpers/server.js';
-import { limitYaml } from './limit-yaml.js';
+import { limitYaml } from './xds-test-config.js';
 
 test('CONFIG_TYPE=GRPC_XDS_SOTW: the server serves xDS configs, NACKs a bad one and survives a management server restart', async (t) => {
   const directory = await mkdtemp(join(tmpdir(), 'rl-xds-e2e-'));

@@ -6,26 +6,11 @@ import { test } from 'node:test';
 import type { ConfigSource } from '../../src/provider/provider.js';
 import { xdsChannelCredentials } from '../../src/provider/xds/credentials.js';
 import { XdsManagementServer } from '../../src/provider/xds/management-server.js';
-import { type XdsProviderSettings, XdsSotwProvider } from '../../src/provider/xds/sotw-provider.js';
+import { XdsSotwProvider } from '../../src/provider/xds/sotw-provider.js';
 import { ReloadingServerCredentials } from '../../src/server/tls/reloading-credentials.js';
 import { eventually } from '../helpers/server.js';
-import { limitYaml } from './limit-yaml.js';
 import { TestPki } from './test-pki.js';
-
-const plain: XdsProviderSettings = {
-  serverUrl: '',
-  nodeId: 'n',
-  nodeMetadata: {},
-  additionalHeaders: {},
-  connectRetryIntervalMs: 50,
-  backoff: { initialIntervalMs: 50, maxIntervalMs: 100, randomFactor: 0.5, jitter: false },
-  maxMessageSizeBytes: 0,
-  useTls: false,
-  clientTlsCert: '',
-  clientTlsKey: '',
-  serverTlsCaCert: '',
-  serverTlsSan: '',
-};
+import { limitYaml, xdsTestSettings } from './xds-test-config.js';
 
 async function configDirectory(t: { after(fn: () => Promise<void>): void }, text: string): Promise<string> {
   const directory = await mkdtemp(join(tmpdir(), 'rl-xds-tls-'));
@@ -52,16 +37,16 @@ test('the xDS client talks mTLS to the management server, checking the SAN overr
   });
   const port = await management.start();
   const applied: ConfigSource[][] = [];
-  const provider = new XdsSotwProvider({
-    ...plain,
-    serverUrl: `127.0.0.1:${port}`,
-    useTls: true,
-    clientTlsCert: clientPair.cert,
-    clientTlsKey: clientPair.key,
-    serverTlsCaCert: pki.path('ca.crt'),
-    // The server certificate names xds.internal, not the dialled IP: the SAN override makes it match.
-    serverTlsSan: 'xds.internal',
-  });
+  const provider = new XdsSotwProvider(
+    xdsTestSettings(port, {
+      useTls: true,
+      clientTlsCert: clientPair.cert,
+      clientTlsKey: clientPair.key,
+      serverTlsCaCert: pki.path('ca.crt'),
+      // The server certificate names xds.internal, not the dialled IP: the SAN override makes it match.
+      serverTlsSan: 'xds.internal',
+    }),
+  );
   t.after(async () => {
     await provider.stop();
     await management.stop();
@@ -83,10 +68,10 @@ test('XDS_CLIENT_MAX_MSG_SIZE_IN_BYTES refuses a larger response, so no config i
   const port = await management.start();
   const warnings: string[] = [];
   const applied: ConfigSource[][] = [];
-  const provider = new XdsSotwProvider(
-    { ...plain, serverUrl: `127.0.0.1:${port}`, maxMessageSizeBytes: 32 },
-    { waitForFirstConfig: false, logger: { info() {}, warn: (message) => warnings.push(message) } },
-  );
+  const provider = new XdsSotwProvider(xdsTestSettings(port, { maxMessageSizeBytes: 32 }), {
+    waitForFirstConfig: false,
+    logger: { info() {}, warn: (message) => warnings.push(message) },
+  });
   t.after(async () => {
     await provider.stop();
     await management.stop();
@@ -98,11 +83,12 @@ test('XDS_CLIENT_MAX_MSG_SIZE_IN_BYTES refuses a larger response, so no config i
 
 test('xDS TLS settings with unreadable files or half a client certificate are clear errors', () => {
   assert.throws(
-    () => xdsChannelCredentials({ ...plain, useTls: true, serverTlsCaCert: '/nonexistent/ca.pem' }),
+    () =>
+      xdsChannelCredentials({ ...xdsTestSettings(0), useTls: true, serverTlsCaCert: '/nonexistent/ca.pem' }),
     /CONFIG_GRPC_XDS_SERVER_TLS_CACERT: cannot read '\/nonexistent\/ca.pem'/,
   );
   assert.throws(
-    () => xdsChannelCredentials({ ...plain, useTls: true, clientTlsCert: '/dev/null' }),
+    () => xdsChannelCredentials({ ...xdsTestSettings(0), useTls: true, clientTlsCert: '/dev/null' }),
     /needs both the _CERT and the _KEY file/,
   );
 });

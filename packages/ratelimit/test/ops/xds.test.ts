@@ -10,9 +10,9 @@ import type { YamlDescriptor, YamlDocument } from '../../src/provider/xds/conver
 import { type ObservedRequest, XdsManagementServer } from '../../src/provider/xds/management-server.js';
 import type { DiscoveryRequest, DiscoveryResponse } from '../../src/provider/xds/messages.js';
 import { adsServiceDefinition, rateLimitConfigTypeUrl } from '../../src/provider/xds/protos.js';
-import { type XdsProviderSettings, XdsSotwProvider } from '../../src/provider/xds/sotw-provider.js';
+import { XdsSotwProvider } from '../../src/provider/xds/sotw-provider.js';
 import { eventually } from '../helpers/server.js';
-import { limitYaml } from './limit-yaml.js';
+import { limitYaml, xdsTestSettings } from './xds-test-config.js';
 
 /** A stand-in for the config loader: rejects a limit without a unit, as the reference's validation does. */
 function validatingApply(applied: ConfigSource[][]) {
@@ -40,23 +40,6 @@ function firstLimit(sources: ConfigSource[] | undefined) {
   return (source.value as YamlDocument).descriptors?.[0]?.rate_limit;
 }
 
-function settings(port: number): XdsProviderSettings {
-  return {
-    serverUrl: `127.0.0.1:${port}`,
-    nodeId: 'test-node',
-    nodeMetadata: { zone: 'a' },
-    additionalHeaders: { 'x-token': 'secret' },
-    connectRetryIntervalMs: 50,
-    backoff: { initialIntervalMs: 50, maxIntervalMs: 200, randomFactor: 0.5, jitter: true },
-    maxMessageSizeBytes: 0,
-    useTls: false,
-    clientTlsCert: '',
-    clientTlsKey: '',
-    serverTlsCaCert: '',
-    serverTlsSan: '',
-  };
-}
-
 test('xDS SotW: initial config, update, NACK with the old config kept, and reconnect after a server restart', async (t) => {
   const directory = await mkdtemp(join(tmpdir(), 'rl-xds-'));
   t.after(() => rm(directory, { recursive: true }));
@@ -66,7 +49,9 @@ test('xDS SotW: initial config, update, NACK with the old config kept, and recon
   server.on('request', (request) => observed.push(request));
   const port = await server.start();
   const applied: ConfigSource[][] = [];
-  const provider = new XdsSotwProvider(settings(port));
+  const provider = new XdsSotwProvider(
+    xdsTestSettings(port, { nodeMetadata: { zone: 'a' }, additionalHeaders: { 'x-token': 'secret' } }),
+  );
   t.after(async () => {
     await provider.stop();
     await server.stop();
@@ -155,7 +140,7 @@ test('an undecodable resource is NACKed without calling ApplyConfig', async (t) 
     ),
   );
   const applied: ConfigSource[][] = [];
-  const provider = new XdsSotwProvider(settings(port), { waitForFirstConfig: false });
+  const provider = new XdsSotwProvider(xdsTestSettings(port), { waitForFirstConfig: false });
   t.after(async () => {
     await provider.stop();
     server.forceShutdown();
