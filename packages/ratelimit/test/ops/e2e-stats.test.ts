@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createSocket } from 'node:dgram';
 import { once } from 'node:events';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { test } from 'node:test';
@@ -58,6 +59,36 @@ test('the statsd sink of the real server sends per-rule counter deltas with EXTR
   await eventually(() => lines.some((line) => line.startsWith(`${prefix}.total_hits`)));
   assert.ok(lines.includes(`${prefix}.total_hits.__cluster=eu_1:1|c`));
   assert.ok(!lines.some((line) => line.startsWith('ratelimit.service.config_load_success')));
+});
+
+test('USE_DOG_STATSD with a mogrifier from the environment sends tagged datagrams from the real server', async (t) => {
+  const receiver = createSocket('udp4');
+  receiver.bind(0, '127.0.0.1');
+  await once(receiver, 'listening');
+  t.after(() => receiver.close());
+  const lines: string[] = [];
+  receiver.on('message', (message) => lines.push(...message.toString().split('\n')));
+  const server = await startTestServer(config, {
+    DISABLE_STATS: 'false',
+    USE_STATSD: 'false',
+    USE_DOG_STATSD: 'true',
+    STATSD_HOST: '127.0.0.1',
+    STATSD_PORT: String((receiver.address() as AddressInfo).port),
+    EXTRA_TAGS: 'env:test',
+    USE_DOG_STATSD_MOGRIFIERS: 'RULE',
+    DOG_STATSD_MOGRIFIER_RULE_PATTERN: String.raw`^ratelimit\.service\.rate_limit\.([^.]+)\.([^.]+)\.([^.]+)$`,
+    DOG_STATSD_MOGRIFIER_RULE_NAME: 'ratelimit.rule.$3',
+    DOG_STATSD_MOGRIFIER_RULE_TAGS: 'domain:$1,rule:$2',
+  });
+  t.after(() => server.stop());
+  await server.client.shouldRateLimit(request('rl', ['unspec=x']));
+  server.server.stats.flush();
+  await eventually(() => lines.some((line) => line.startsWith('ratelimit.rule.total_hits')));
+  assert.ok(
+    lines.includes('ratelimit.rule.total_hits:1|c|#env:test,domain:rl,rule:unspec_x'),
+    lines.join('\n'),
+  );
+  assert.ok(lines.includes('ratelimit.service.config_load_success:1|c|#env:test'));
 });
 
 test('USE_PROMETHEUS serves the reference example stat under its default mapping', async (t) => {
