@@ -92,3 +92,14 @@ test('xDS TLS settings with unreadable files or half a client certificate are cl
     /needs both the _CERT and the _KEY file/,
   );
 });
+
+test('a provider whose TLS files cannot be read rejects its start instead of throwing', async () => {
+  const provider = new XdsSotwProvider(
+    xdsTestSettings(1, { useTls: true, serverTlsCaCert: '/nonexistent/ca.pem' }),
+  );
+  await assert.rejects(
+    provider.start(() => {}),
+    /CONFIG_GRPC_XDS_SERVER_TLS_CACERT: cannot read/,
+  );
+  await provider.stop();
+});

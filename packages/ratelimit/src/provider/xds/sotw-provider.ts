@@ -65,8 +65,11 @@ export class XdsSotwProvider implements ConfigProvider {
     return this.#acceptedVersion;
   }
 
-  /** Resolves once the first config has applied, unless `waitForFirstConfig` is false. */
-  start(apply: ApplyConfig): Promise<void> {
+  /**
+   * Resolves once the first config has applied, unless `waitForFirstConfig` is false. Unreadable TLS
+   * files or an unusable server address reject.
+   */
+  async start(apply: ApplyConfig): Promise<void> {
     this.#apply = apply;
     const { credentials, options } = xdsChannelCredentials(this.#settings);
     const channelOptions: Record<string, string | number> = { ...options };
@@ -82,7 +85,7 @@ export class XdsSotwProvider implements ConfigProvider {
       this.#firstApplied = resolve;
     });
     this.#openStream();
-    return this.#waitForFirstConfig ? first : Promise.resolve();
+    if (this.#waitForFirstConfig) await first;
   }
 
   async stop(): Promise<void> {
