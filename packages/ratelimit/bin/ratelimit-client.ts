@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // ratelimit-client: sends one ShouldRateLimit call, like the reference's client_cmd.
 import { readFileSync } from 'node:fs';
-import { credentials } from '@grpc/grpc-js';
+import { credentials, Metadata } from '@grpc/grpc-js';
 import { type FlagSpec, parseFlagsOrExit } from '../src/cli/flags.js';
 import { toProtoText } from '../src/cli/proto-text.js';
 import { type ClientRequest, RateLimitClient } from '../src/client/client.js';
+import { injectContext, SpanKind, withSpan } from '../src/observability/spans.js';
+import { parseExporterProtocol, startTracing } from '../src/observability/tracing.js';
 
 const FLAGS: FlagSpec[] = [
   {
@@ -23,6 +25,12 @@ const FLAGS: FlagSpec[] = [
   { name: 'grpc-server-ca-file', kind: 'string', usage: 'CA file that signed the server certificate' },
   { name: 'grpc-cert-file', kind: 'string', usage: 'client certificate file (mutual TLS)' },
   { name: 'grpc-key-file', kind: 'string', usage: 'client key file (mutual TLS)' },
+  {
+    name: 'oltp-protocol',
+    kind: 'string',
+    usage:
+      'OpenTelemetry exporter protocol, http or grpc (empty: no tracing); OTEL_EXPORTER_OTLP_* give the destination',
+  },
 ];
 
 function fail(message: string, code = 1): never {
@@ -60,16 +68,36 @@ if (flags.strings.get('grpc-use-tls') === 'true') {
   }
 }
 
+// The reference spells the flag -oltp-protocol; with it, the call is a client span whose trace
+// context travels to the server in the request metadata.
+const otlpProtocol = flags.strings.get('oltp-protocol') ?? '';
+let tracing: ReturnType<typeof startTracing> | undefined;
+if (otlpProtocol !== '') {
+  try {
+    tracing = startTracing({
+      enabled: true,
+      exporterProtocol: parseExporterProtocol(otlpProtocol),
+      serviceName: 'RateLimitClient',
+      serviceNamespace: '',
+      serviceInstanceId: '',
+      samplingRate: 1,
+    });
+  } catch (error) {
+    fail(`error connecting: ${(error as Error).message}`);
+  }
+}
+
 const client = new RateLimitClient(flags.strings.get('dial_string') ?? 'localhost:8081', channel);
 try {
-  const response = await client.shouldRateLimit({
-    domain: flags.strings.get('domain') ?? '',
-    descriptors,
-    hitsAddend: 1,
-  });
+  const request = { domain: flags.strings.get('domain') ?? '', descriptors, hitsAddend: 1 };
+  const response = await withSpan('ShouldRateLimit', { kind: SpanKind.CLIENT }, () =>
+    client.shouldRateLimit(request, injectContext(new Metadata())),
+  );
   process.stdout.write(`response: ${toProtoText(response)}\n`);
   client.close();
+  await tracing?.shutdown();
 } catch (error) {
   client.close();
+  await tracing?.shutdown();
   fail(`request error: ${(error as Error).message}`);
 }

@@ -1,22 +1,27 @@
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
+import type { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
 import { createStore } from './backends/index.js';
 import type { CounterStore } from './backends/store.js';
 import { ConfigHolder } from './config/loader.js';
-import { SettingsError } from './errors.js';
 import { type Clock, systemClock } from './limiter/clock.js';
 import { RateLimiter } from './limiter/limiter.js';
 import { LocalOverLimitCache } from './limiter/local-cache.js';
 import { createLogger, type Logger } from './log.js';
+import { tracedStore } from './observability/traced-store.js';
+import { startTracing } from './observability/tracing.js';
 import { createConfigProvider } from './provider/index.js';
 import type { ConfigProvider } from './provider/provider.js';
 import { createDebugServer } from './server/debug.js';
 import { bindGrpc, createGrpcServer } from './server/grpc.js';
 import { HealthModel } from './server/health.js';
 import { createHttpServer } from './server/http.js';
+import { grpcServerCredentials } from './server/tls/from-settings.js';
+import { ReloadingServerCredentials } from './server/tls/reloading-credentials.js';
 import { RateLimitService } from './service/ratelimit-service.js';
 import type { Settings } from './settings.js';
+import { statSinkSettings } from './stats/sinks/from-settings.js';
+import { createStatSink } from './stats/sinks/select.js';
 import { StatStore } from './stats/store.js';
 
 /** Parts a caller may supply instead of the ones the settings select (tests, other providers). */
@@ -24,9 +29,9 @@ export interface StartOverrides {
   readonly store?: CounterStore;
   readonly clock?: Clock;
   readonly log?: Logger;
-  /** Defaults to the FILE provider; the xDS provider plugs in here. */
+  /** Defaults to the provider CONFIG_TYPE selects (FILE or GRPC_XDS_SOTW). */
   readonly provider?: ConfigProvider;
-  /** Defaults to insecure; the gRPC TLS work plugs in here. */
+  /** Defaults to what GRPC_SERVER_USE_TLS and friends select. */
   readonly grpcCredentials?: ServerCredentials;
 }
 
@@ -51,24 +56,28 @@ export async function startServer(
   settings: Settings,
   overrides: StartOverrides = {},
 ): Promise<RunningServer> {
-  if (settings.grpcTls.enabled && !overrides.grpcCredentials) {
-    // Never fall back to plaintext when TLS was asked for.
-    throw new SettingsError(
-      'GRPC_SERVER_USE_TLS',
-      'gRPC TLS is not available in this build yet; unset it or pass grpcCredentials to startServer',
-    );
-  }
   const clock = overrides.clock ?? systemClock;
   const log = overrides.log ?? createLogger(settings.log.level, settings.log.format);
   const stats = new StatStore();
+  // Exactly one sink (or none with DISABLE_STATS); a bad stats setting stops startup here.
+  stats.addSink(await createStatSink(statSinkSettings(settings.stats), log));
+  let grpcCredentials: ServerCredentials;
+  try {
+    grpcCredentials = overrides.grpcCredentials ?? grpcServerCredentials(settings.grpcTls, log);
+  } catch (error) {
+    await stats.close();
+    throw error;
+  }
+  const tracing = startTracing(settings.tracing);
   const health = new HealthModel(settings.config.healthyWithAtLeastOneConfigLoaded);
-  const store =
+  const untracedStore =
     overrides.store ??
     createStore(
       settings.backend,
       { stats, log, now: clock, random: (max) => Math.floor(Math.random() * max) },
       settings.limiter.expirationJitterMaxSeconds,
     );
+  const store = settings.tracing.enabled ? tracedStore(untracedStore) : untracedStore;
   store.onHealthChange((healthy) => (healthy ? health.ok('redis') : health.fail('redis')));
   if (!store.isHealthy()) health.fail('redis');
 
@@ -124,12 +133,11 @@ export async function startServer(
     ? `unix:${settings.grpc.uds}`
     : joinHostPort(settings.grpc.host, settings.grpc.port);
   let ports: RunningServer['ports'];
+  const stopCertificateWatch = () => {
+    if (grpcCredentials instanceof ReloadingServerCredentials) grpcCredentials.close();
+  };
   try {
-    const grpcPort = await bindGrpc(
-      grpcServer,
-      grpcAddress,
-      overrides.grpcCredentials ?? ServerCredentials.createInsecure(),
-    );
+    const grpcPort = await bindGrpc(grpcServer, grpcAddress, grpcCredentials);
     ports = {
       grpc: grpcPort,
       http: await listen(httpServer, settings.http.host, settings.http.port),
@@ -139,8 +147,11 @@ export async function startServer(
     grpcServer.forceShutdown();
     httpServer.close();
     debugServer.close();
+    stopCertificateWatch();
     await provider.stop();
     await store.close();
+    await stats.close();
+    await tracing.shutdown();
     throw error;
   }
   if (!settings.stats.disabled) stats.start(settings.stats.flushIntervalMs);
@@ -155,8 +166,10 @@ export async function startServer(
         stopHttp(debugServer, false),
         provider.stop(),
       ]);
+      stopCertificateWatch();
       await store.close();
       await stats.close();
+      await tracing.shutdown();
     })();
     return closing;
   };

@@ -37,8 +37,8 @@ export class RateLimitClient {
   }
 
   /** Resolves to the decoded RateLimitResponse; rejects with the grpc-js ServiceError. */
-  shouldRateLimit(request: ClientRequest): Promise<Record<string, unknown>> {
-    return this.call(this.rls, 'ShouldRateLimit', request);
+  shouldRateLimit(request: ClientRequest, metadata = new Metadata()): Promise<Record<string, unknown>> {
+    return this.call(this.rls, 'ShouldRateLimit', request, metadata);
   }
 
   check(service: string): Promise<{ status: string }> {
@@ -53,10 +53,15 @@ export class RateLimitClient {
     return fn.call(this.health, { service });
   }
 
-  private call(client: Client, method: string, request: unknown): Promise<Record<string, unknown>> {
+  private call(
+    client: Client,
+    method: string,
+    request: unknown,
+    metadata = new Metadata(),
+  ): Promise<Record<string, unknown>> {
     const fn = (client as unknown as Record<string, Unary>)[method] as Unary;
     return new Promise((resolve, reject) =>
-      fn.call(client, request, new Metadata(), (error, response) =>
+      fn.call(client, request, metadata, (error, response) =>
         error ? reject(error) : resolve(response as Record<string, unknown>),
       ),
     );

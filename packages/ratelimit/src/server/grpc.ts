@@ -7,6 +7,7 @@ import {
   type sendUnaryData,
   status,
 } from '@grpc/grpc-js';
+import { SpanKind, withSpan } from '../observability/spans.js';
 import type { JsonValue, RateLimitRequest, RateLimitResponse } from '../service/messages.js';
 import type { RateLimitService } from '../service/ratelimit-service.js';
 import { STAT } from '../stats/names.js';
@@ -55,7 +56,15 @@ export function createGrpcServer(
       const started = performance.now();
       rlsRequests.inc();
       try {
-        const response = await service.shouldRateLimit(call.request);
+        const response = await withSpan(
+          'ShouldRateLimit',
+          {
+            kind: SpanKind.SERVER,
+            metadata: call.metadata,
+            attributes: { 'ratelimit.domain': call.request.domain },
+          },
+          () => service.shouldRateLimit(call.request),
+        );
         rlsTime.record(performance.now() - started);
         callback(null, toWire(response));
       } catch (error) {
