@@ -20,9 +20,10 @@ export function withCharset(mediaType: string): string {
   return charset ? `${mediaType}; charset=${charset.toLowerCase()}` : mediaType;
 }
 
-/** Media type for a class extension (`Foo_xml` → `application/xml`); undefined when unknown. */
+/** Content-Type for a class extension (`Foo_txt` → `text/plain; charset=utf-8`); undefined when unknown. */
 export function mediaTypeForExtension(extension: string): string | undefined {
-  return mime.lookup(extension) || undefined;
+  const mediaType = mime.lookup(extension);
+  return mediaType ? withCharset(mediaType) : undefined;
 }
 
 function isJsonType(contentType: string): boolean {
