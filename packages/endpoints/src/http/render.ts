@@ -39,6 +39,15 @@ function isStream(value: object): value is StreamBody {
   );
 }
 
+function isGenerator(value: unknown): value is Iterable<unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Iterator<unknown>).next === 'function' &&
+    Symbol.iterator in value
+  );
+}
+
 /** JSON for any value; BigInt, Map and Set are retried with a replacer so the fast path stays plain. */
 export function toJson(value: unknown): string {
   let json: string | undefined;
@@ -84,7 +93,9 @@ export function renderValue(value: unknown, response: EndpointResponse, defaultM
   if (typeof value === 'string' && contentType !== undefined && !isJsonType(contentType)) {
     return { status, contentType, headers, body: value };
   }
-  return { status, contentType: contentType ?? JSON_TYPE, headers, body: toJson(value) };
+  // A generator is drained into a JSON array, as the reference does; it is not streamed.
+  const json = toJson(isGenerator(value) ? Array.from(value) : value);
+  return { status, contentType: contentType ?? JSON_TYPE, headers, body: json };
 }
 
 /** Renders a thrown value. Headers the handler set before failing are kept, as in the reference. */
