@@ -4,9 +4,15 @@ import { CallError } from '../errors.js';
 import type { Exchange } from '../http/exchange.js';
 import { headerName, type Outcome, type StreamBody } from '../http/outcome.js';
 
-/** Deno passes the peer address as `info.remoteAddr`; srvx puts it on `request.ip`. */
-interface ServeInfo {
-  remoteAddr?: { hostname?: string };
+/**
+ * Runtimes pass different second arguments: Deno a `ServeHandlerInfo` with `remoteAddr`, Bun the
+ * server, @hono/node-server its bindings. Only Deno's peer address is read; srvx puts it on `request.ip`.
+ */
+function peerAddress(request: Request, info: unknown): string | undefined {
+  const ip = (request as { ip?: unknown }).ip;
+  if (typeof ip === 'string') return ip;
+  const hostname = (info as { remoteAddr?: { hostname?: unknown } } | undefined)?.remoteAddr?.hostname;
+  return typeof hostname === 'string' ? hostname : undefined;
 }
 
 class FetchExchange implements Exchange {
@@ -15,13 +21,13 @@ class FetchExchange implements Exchange {
   readonly remoteAddress: string | undefined;
   readonly #request: Request;
 
-  constructor(request: Request, info: ServeInfo | undefined) {
+  constructor(request: Request, info: unknown) {
     this.#request = request;
     this.method = request.method;
     const url = request.url;
     const pathStart = url.indexOf('/', url.indexOf('//') + 2);
     this.target = pathStart === -1 ? '/' : url.slice(pathStart);
-    this.remoteAddress = (request as { ip?: string }).ip ?? info?.remoteAddr?.hostname;
+    this.remoteAddress = peerAddress(request, info);
   }
 
   header(name: string): string | undefined {
@@ -82,7 +88,7 @@ export function toResponse(outcome: Outcome, method: string): Response {
   });
 }
 
-export type FetchHandler = (request: Request, info?: ServeInfo) => Promise<Response>;
+export type FetchHandler = (request: Request, info?: unknown) => Promise<Response>;
 
 /** The ASGI counterpart: a web fetch handler for srvx, @hono/node-server, Deno.serve and Bun.serve. */
 export function fetchInterface(dispatcher: Dispatcher): FetchHandler {
