@@ -112,7 +112,8 @@ describe('reference test_routing_error_unexpected_args and test_routing_error_no
 describe('casts and validation (failure → 400)', async () => {
   const app = await appWith({
     'index.ts': `
-            const even = { '~standard': { version: 1, vendor: 'test', validate: async (value) =>
+      import { z } from 'zod';
+      const even = { '~standard': { version: 1, vendor: 'test', validate: async (value) =>
         Number(value) % 2 === 0 ? { value: Number(value) } : { issues: [{ message: 'must be even' }] } } };
       export class Default extends Controller {
         static types = { GET: {
