@@ -44,10 +44,21 @@ class NodeExchange implements Exchange {
     return this.#req.socket.remoteAddress;
   }
 
+  /**
+   * Reads the raw header list rather than `req.headers`, which Node builds on first access: a GET on
+   * the hot path then never pays for the header object.
+   */
   hasBody(): boolean {
-    const headers = this.#req.headers;
-    const length = headers['content-length'];
-    return (length !== undefined && length !== '0') || headers['transfer-encoding'] !== undefined;
+    const raw = this.#req.rawHeaders;
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i] as string;
+      if (name.length === 14 && name.toLowerCase() === 'content-length') {
+        if (raw[i + 1] !== '0') return true;
+      } else if (name.length === 17 && name.toLowerCase() === 'transfer-encoding') {
+        return true;
+      }
+    }
+    return false;
   }
 
   readBody(limit: number): Promise<Uint8Array> {
