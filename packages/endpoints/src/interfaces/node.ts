@@ -122,22 +122,21 @@ async function sendResponse(response: Response, res: ServerResponse): Promise<vo
   else streamOut(toReadable(response.body), res);
 }
 
-/** Writes an outcome to a Node response; the common JSON case is one writeHead and one end. */
+/** Writes an outcome to a Node response; the common JSON case is one setHeader and one end. */
 export function send(outcome: Outcome, res: ServerResponse): void {
   if (outcome.passThrough) {
     void sendResponse(outcome.passThrough, res);
     return;
   }
   const headers = outcome.headers;
-  if (headers === null) {
-    if (outcome.contentType === undefined) res.writeHead(outcome.status);
-    else res.writeHead(outcome.status, { 'content-type': outcome.contentType });
-  } else {
-    res.statusCode = outcome.status;
+  // Headers are set rather than written with writeHead, so `end(body)` can still add Content-Length
+  // and a small answer goes out unchunked, in one write.
+  res.statusCode = outcome.status;
+  if (outcome.contentType !== undefined) res.setHeader('content-type', outcome.contentType);
+  if (headers !== null) {
     for (const [name, value] of headers) if (name !== 'set-cookie') res.setHeader(headerName(name), value);
     const cookies = headers.getSetCookie();
     if (cookies.length > 0) res.setHeader('set-cookie', cookies);
-    if (outcome.contentType !== undefined) res.setHeader('content-type', outcome.contentType);
   }
   const body = outcome.body;
   if (body === null || typeof body === 'string' || body instanceof Uint8Array) res.end(body);
