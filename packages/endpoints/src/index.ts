@@ -1,5 +1,6 @@
 export { type App, createApp } from './app.js';
 export type { Cast, CastTable } from './binding/casts.js';
+export { keepSignature } from './binding/signature.js';
 export { Controller, type ControllerClass } from './controller.js';
 export {
   AccessDenied,
