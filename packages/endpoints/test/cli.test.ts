@@ -25,6 +25,15 @@ async function listeningAt(child: ManagedProcess, count = 1, timeoutMs = 20_000)
   throw new Error(`the CLI did not report listening:\n${child.output()}`);
 }
 
+/** Waits for the server a child process starts, answers `GET /` with it, and stops the child. */
+async function answerOfRoot(child: ManagedProcess): Promise<unknown> {
+  try {
+    return await (await fetch(`${await listeningAt(child)}/`)).json();
+  } finally {
+    await child.stop();
+  }
+}
+
 function runToExit(command: string, args: string[]) {
   return promisify(execFile)(command, args, { timeout: 30_000 }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
@@ -120,37 +129,24 @@ describe('the endpoints CLI, as a process', () => {
       },
       { header: false },
     );
+    const compiledBin = join(out, 'bin', 'endpoints.js');
     const production = spawnManaged(process.execPath, [
-      join(out, 'bin', 'endpoints.js'),
+      compiledBin,
       '--production',
       '--prefix',
       jsControllers,
-      '--host',
-      '127.0.0.1:0',
+      '-H',
+      ':0',
     ]);
-    try {
-      assert.equal(await (await fetch(`${await listeningAt(production)}/`)).json(), 'compiled');
-    } finally {
-      await production.stop();
-    }
+    assert.equal(await answerOfRoot(production), 'compiled');
     const tsControllers = writeControllers(
       {
         'index.ts': `import { Controller } from ${compiledIndex};\nexport class Default extends Controller { GET(): string { return 'typescript'; } }`,
       },
       { header: false },
     );
-    const development = spawnManaged(process.execPath, [
-      join(out, 'bin', 'endpoints.js'),
-      '--prefix',
-      tsControllers,
-      '--host',
-      '127.0.0.1:0',
-    ]);
-    try {
-      assert.equal(await (await fetch(`${await listeningAt(development)}/`)).json(), 'typescript');
-    } finally {
-      await development.stop();
-    }
+    const development = spawnManaged(process.execPath, [compiledBin, '--prefix', tsControllers, '-H', ':0']);
+    assert.equal(await answerOfRoot(development), 'typescript');
     const refused = await runToExit(process.execPath, [
       join(out, 'bin', 'endpoints.js'),
       '--production',

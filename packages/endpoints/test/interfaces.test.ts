@@ -117,6 +117,23 @@ function close(server: Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
+/** A request through node:http's client, which sends the path exactly as given. */
+function rawRequest(base: string, path: string, headers: Record<string, string> = {}, body?: string) {
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const url = new URL(base);
+    const method = 'GET';
+    const req = httpRequest({ host: url.hostname, port: url.port, path, method, headers }, (res) => {
+      let text = '';
+      res.on('data', (chunk) => {
+        text += chunk;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 function replay(name: string, base: () => string) {
   for (const row of ROWS) {
     test(`${name}: ${row.method} ${row.target} → ${row.status}`, async () => {
@@ -153,20 +170,7 @@ describe('node:http with app.listener', () => {
   replay('node:http', () => base);
 
   test('node:http: a raw ../ path never leaves the prefix', async () => {
-    const raw = (path: string) =>
-      new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const url = new URL(base);
-        const req = httpRequest({ host: url.hostname, port: url.port, path, method: 'GET' }, (res) => {
-          let body = '';
-          res.on('data', (chunk) => {
-            body += chunk;
-          });
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-        });
-        req.on('error', reject);
-        req.end();
-      });
-    const reply = await raw('/../../etc/passwd');
+    const reply = await rawRequest(base, '/../../etc/passwd');
     assert.equal(reply.status, 200);
     assert.deepEqual(JSON.parse(reply.body), ['..', '..', 'etc', 'passwd']);
   });
@@ -181,28 +185,9 @@ describe('node:http with app.listener', () => {
     } finally {
       await close(smallServer);
     }
-    const parsed = await new Promise<string>((resolve, reject) => {
-      const url = new URL(base);
-      const req = httpRequest(
-        {
-          host: url.hostname,
-          port: url.port,
-          path: '/echo',
-          method: 'GET',
-          // Node's client sends a GET body without framing unless told its length.
-          headers: { 'content-type': 'application/json', 'content-length': '9' },
-        },
-        (res) => {
-          let body = '';
-          res.on('data', (chunk) => {
-            body += chunk;
-          });
-          res.on('end', () => resolve(body));
-        },
-      );
-      req.on('error', reject);
-      req.end('{"k":"v"}');
-    });
+    // Node's client sends a GET body without framing unless told its length.
+    const headers = { 'content-type': 'application/json', 'content-length': '9' };
+    const parsed = (await rawRequest(base, '/echo', headers, '{"k":"v"}')).body;
     assert.deepEqual(JSON.parse(parsed), { method: 'GET', args: [], kw: { k: 'v' } });
   });
 
