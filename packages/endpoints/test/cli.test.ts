@@ -117,6 +117,32 @@ describe('the endpoints CLI, as a process', () => {
     }
   });
 
+  test('--reload: the server does not outlive a supervisor that is killed outright', async () => {
+    const dir = writeControllers({
+      'index.ts': `export class Default extends Controller { GET() { return 1; } }`,
+    });
+    // node itself, not the tsx CLI, so the SIGKILL below reaches the supervisor and not a wrapper.
+    const supervisor = ['--import', 'tsx', bin, '--prefix', dir, '--host', '127.0.0.1:0', '--reload'];
+    const child = spawnManaged(process.execPath, supervisor);
+    try {
+      const base = await listeningAt(child);
+      assert.equal(await (await fetch(base)).json(), 1);
+      process.kill(child.pid, 'SIGKILL');
+      const deadline = Date.now() + 10_000;
+      let stopped = false;
+      while (!stopped && Date.now() < deadline) {
+        stopped = await fetch(base).then(
+          () => false,
+          () => true,
+        );
+        if (!stopped) await delay(100);
+      }
+      assert.ok(stopped, 'the server kept answering after its supervisor died');
+    } finally {
+      await child.stop();
+    }
+  });
+
   test('compiled: production loads JavaScript controllers; development registers tsx for TypeScript ones', async () => {
     const out = writeControllers({}, { header: false });
     const tsc = join(packageRoot, '..', '..', 'node_modules', '.bin', 'tsc');

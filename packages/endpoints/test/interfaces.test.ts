@@ -25,7 +25,10 @@ const CONTROLLERS = {
     export class Gone extends Controller { GET() { throw new Redirect('/foo'); } }
     export class Stream extends Controller { async *GET() { yield new TextEncoder().encode('chunk-1 '); yield new TextEncoder().encode('chunk-2'); } }
     export class Who extends Controller { GET() { return this.request.ipAddress; } }
-    export class Cors extends Controller { static cors = true; GET() { return 'cors'; } }`,
+    export class Cors extends Controller { static cors = true; GET() { return 'cors'; } }
+    export class Bad extends Controller {
+      GET(kind) { if (kind === 'code') this.response.code = 99; else this.response.mediaType = 'text/plain\\nX-Injected: 1'; return 'x'; }
+    }`,
   'users.ts': `export class Default extends Controller { GET(userId, collection, postId) { return { userId, collection, postId }; } }`,
 };
 
@@ -37,7 +40,7 @@ interface Row {
   status: number;
   json?: unknown;
   text?: string;
-  header?: [string, string];
+  header?: [string, string | null];
 }
 
 /** A subset of the reference tables, replayed against each real server. */
@@ -91,6 +94,13 @@ const ROWS: Row[] = [
     status: 400,
   },
   { method: 'GET', target: '/boom', status: 500, json: 'bah' },
+  {
+    method: 'GET',
+    target: '/bad/code',
+    status: 500,
+    json: 'response.code must be a whole number from 200 to 599, got 99',
+  },
+  { method: 'GET', target: '/bad/type', status: 500, header: ['x-injected', null] },
   { method: 'GET', target: '/gone', status: 302, header: ['location', '/foo'] },
   { method: 'GET', target: '/stream', status: 200, text: 'chunk-1 chunk-2' },
   {

@@ -3,6 +3,8 @@ import { type CliOptions, parseCliArgs, USAGE } from './args.js';
 import { superviseWithReload } from './reload.js';
 import { serve } from './serve.js';
 
+const STOP_GRACE_MS = 5000;
+
 /** True when a TypeScript loader (tsx) is already active in this process. */
 function hasTypeScriptLoader(): boolean {
   const flags = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' ');
@@ -28,9 +30,16 @@ async function run(argv: readonly string[]): Promise<void> {
   }
   await prepareLoader(options);
   const server = await serve(options);
-  const stop = () => server.close(() => process.exit(0));
+  const stop = () => {
+    // Finish requests in flight, but do not wait for idle keep-alive connections to time out.
+    server.close(() => process.exit(0));
+    server.closeIdleConnections();
+    setTimeout(() => process.exit(0), STOP_GRACE_MS).unref();
+  };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  // Under --reload the supervisor talks over IPC: when it goes away, even killed, this server follows.
+  if (process.send) process.once('disconnect', stop);
 }
 
 /** The `endpoints` command. Configuration errors print their message and exit with status 2. */

@@ -30,7 +30,8 @@ export function superviseWithReload(options: CliOptions, argv: readonly string[]
   let timer: NodeJS.Timeout | undefined;
 
   const start = () => {
-    child = spawn(process.execPath, childArgs, { stdio: 'inherit' });
+    // The IPC channel lets the server notice when this supervisor dies and stop with it.
+    child = spawn(process.execPath, childArgs, { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
     child.once('exit', (code, signal) => {
       child = undefined;
       if (stopping) process.exit(code ?? (signal ? 1 : 0));

@@ -76,6 +76,7 @@ function widenJson(_key: string, value: unknown): unknown {
  */
 export function renderValue(value: unknown, response: EndpointResponse, defaultMediaType?: string): Outcome {
   const headers = response.touchedHeaders ?? null;
+  if (response.code !== undefined) checkStatus(response.code);
   if (value === undefined || value === null) {
     return { status: response.code ?? 204, contentType: undefined, headers, body: null };
   }
@@ -96,6 +97,18 @@ export function renderValue(value: unknown, response: EndpointResponse, defaultM
   // A generator is drained into a JSON array, as the reference does; it is not streamed.
   const json = toJson(isGenerator(value) ? Array.from(value) : value);
   return { status, contentType: contentType ?? JSON_TYPE, headers, body: json };
+}
+
+function checkStatus(code: number): void {
+  if (!Number.isInteger(code) || code < 200 || code > 599) {
+    throw new RangeError(`response.code must be a whole number from 200 to 599, got ${code}`);
+  }
+}
+
+/** The answer when an outcome cannot be sent as built (say, a media type with a line break in it). */
+export function unsendable(error: unknown): Outcome {
+  const message = `the handler's response could not be sent: ${(error as Error)?.message ?? String(error)}`;
+  return { status: 500, contentType: JSON_TYPE, headers: null, body: errorBody(message) };
 }
 
 /** Renders a thrown value. Headers the handler set before failing are kept, as in the reference. */

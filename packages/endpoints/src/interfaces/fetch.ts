@@ -3,6 +3,7 @@ import type { Dispatcher } from '../dispatch.js';
 import { CallError } from '../errors.js';
 import type { Exchange } from '../http/exchange.js';
 import { headerName, type Outcome, type StreamBody } from '../http/outcome.js';
+import { unsendable } from '../http/render.js';
 
 /**
  * Runtimes pass different second arguments: Deno a `ServeHandlerInfo` with `remoteAddr`, Bun the
@@ -70,7 +71,16 @@ function toWebStream(body: StreamBody): ReadableStream<Uint8Array> {
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
-export function toResponse(outcome: Outcome, method: string): Response {
+/** Builds the web Response; an outcome the platform rejects (an invalid header, say) becomes a 500. */
+function respond(outcome: Outcome, method: string): Response {
+  try {
+    return toResponse(outcome, method);
+  } catch (error) {
+    return toResponse(unsendable(error), method);
+  }
+}
+
+function toResponse(outcome: Outcome, method: string): Response {
   if (outcome.passThrough) return outcome.passThrough;
   const headers = new Headers();
   if (outcome.headers)
@@ -94,6 +104,6 @@ export type FetchHandler = (request: Request, info?: unknown) => Promise<Respons
 export function fetchInterface(dispatcher: Dispatcher): FetchHandler {
   return async (request, info) => {
     const outcome = await dispatcher.dispatch(new FetchExchange(request, info));
-    return toResponse(outcome, request.method);
+    return respond(outcome, request.method);
   };
 }

@@ -6,6 +6,7 @@ import type { Dispatcher } from '../dispatch.js';
 import { CallError } from '../errors.js';
 import type { Exchange } from '../http/exchange.js';
 import { headerName, type Outcome, type StreamBody } from '../http/outcome.js';
+import { unsendable } from '../http/render.js';
 
 /** The Node request seen through the dispatcher's eyes; nothing is copied until asked for. */
 class NodeExchange implements Exchange {
@@ -123,7 +124,7 @@ async function sendResponse(response: Response, res: ServerResponse): Promise<vo
 }
 
 /** Writes an outcome to a Node response; the common JSON case is one setHeader and one end. */
-export function send(outcome: Outcome, res: ServerResponse): void {
+function send(outcome: Outcome, res: ServerResponse): void {
   if (outcome.passThrough) {
     void sendResponse(outcome.passThrough, res);
     return;
@@ -143,13 +144,27 @@ export function send(outcome: Outcome, res: ServerResponse): void {
   else streamOut(toReadable(body), res);
 }
 
+/** Sends an outcome; one Node rejects (an invalid header value, say) becomes a 500, never a crash. */
+function respond(outcome: Outcome, res: ServerResponse): void {
+  try {
+    send(outcome, res);
+  } catch (error) {
+    if (res.headersSent) {
+      res.destroy(error as Error);
+      return;
+    }
+    for (const name of res.getHeaderNames()) res.removeHeader(name);
+    send(unsendable(error), res);
+  }
+}
+
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** The WSGI counterpart: a request listener for node:http, and middleware for Express and Connect. */
 export function nodeInterface(dispatcher: Dispatcher): NodeHandler {
   return (req, res) => {
     const outcome = dispatcher.dispatch(new NodeExchange(req));
-    if (outcome instanceof Promise) outcome.then((settled) => send(settled, res));
-    else send(outcome, res);
+    if (outcome instanceof Promise) outcome.then((settled) => respond(settled, res));
+    else respond(outcome, res);
   };
 }
