@@ -75,7 +75,8 @@ export class Dispatcher {
 
   #route(exchange: Exchange, path: string, search: string, response: EndpointResponse) {
     const segments = splitPath(path);
-    const { node, consumed } = walk(this.#root, segments);
+    const node = walk(this.#root, segments);
+    const consumed = node.depth;
     const handler = this.#select(node, exchange.method);
     if (handler === undefined) return this.#unrouted(node, consumed < segments.length, exchange, path);
     const positionals = consumed === 0 ? segments : segments.slice(consumed);

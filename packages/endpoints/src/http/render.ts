@@ -39,6 +39,15 @@ function isStream(value: object): value is StreamBody {
   );
 }
 
+/** Strings, numbers, booleans, plain objects and arrays: values that can only be rendered as JSON. */
+function isPlainData(value: unknown): boolean {
+  const type = typeof value;
+  if (type === 'string' || type === 'number' || type === 'boolean') return true;
+  if (type !== 'object' || value === null) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === Array.prototype || prototype === null;
+}
+
 function isGenerator(value: unknown): value is Iterable<unknown> {
   return (
     typeof value === 'object' &&
@@ -77,6 +86,15 @@ function widenJson(_key: string, value: unknown): unknown {
 export function renderValue(value: unknown, response: EndpointResponse, defaultMediaType?: string): Outcome {
   const headers = response.touchedHeaders ?? null;
   if (response.code !== undefined) checkStatus(response.code);
+  // The common case first: plain data, no media type or headers chosen by the handler.
+  if (
+    headers === null &&
+    response.mediaType === undefined &&
+    defaultMediaType === undefined &&
+    isPlainData(value)
+  ) {
+    return { status: response.code ?? 200, contentType: JSON_TYPE, headers, body: toJson(value) };
+  }
   if (value === undefined || value === null) {
     return { status: response.code ?? 204, contentType: undefined, headers, body: null };
   }

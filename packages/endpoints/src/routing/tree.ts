@@ -16,6 +16,8 @@ export class RouteNode {
   source = '';
   /** `Allow` header value for 501 answers: the node's methods, sorted. */
   allow = '';
+  /** Segments from the root to this node, so a walk knows how many it consumed without allocating. */
+  depth = 0;
 
   child(segment: string): RouteNode {
     let node = this.children.get(segment);
@@ -48,28 +50,27 @@ export function mergeTrees(earlier: RouteNode, later: RouteNode): void {
   for (const [segment, child] of later.children) mergeTrees(earlier.child(segment), child);
 }
 
-/** Fills the spelling lookups and `Allow` values once the tree is complete. */
-export function finalize(node: RouteNode): void {
+/** Fills the spelling lookups, depths and `Allow` values once the tree is complete. */
+export function finalize(node: RouteNode, depth = 0): void {
+  node.depth = depth;
   node.lookup.clear();
   for (const [segment, child] of node.children) {
     for (const spelling of segmentVariations(segment)) node.lookup.set(spelling, child);
-    finalize(child);
+    finalize(child, depth + 1);
   }
   node.allow = node.handlers ? [...node.handlers.keys()].sort().join(', ') : '';
 }
 
 /**
- * Walks from the root as far as segments match; returns the node reached and how many segments it
- * consumed. The rest are positional arguments.
+ * Walks from the root as far as segments match and returns the node reached; it consumed
+ * `node.depth` segments, and the rest are positional arguments.
  */
-export function walk(root: RouteNode, segments: readonly string[]): { node: RouteNode; consumed: number } {
+export function walk(root: RouteNode, segments: readonly string[]): RouteNode {
   let node = root;
-  let consumed = 0;
-  while (consumed < segments.length) {
-    const next = node.lookup.get(segments[consumed] as string);
+  for (let index = 0; index < segments.length; index += 1) {
+    const next = node.lookup.get(segments[index] as string);
     if (next === undefined) break;
     node = next;
-    consumed += 1;
   }
-  return { node, consumed };
+  return node;
 }
