@@ -1,11 +1,11 @@
 import { bindArguments, type Keywords } from './binding/bind.js';
-import { CallError } from './errors.js';
+import { CallError, isCallError } from './errors.js';
 import { admitOrigin, answerPreflight } from './extras/cors.js';
 import { parseBody } from './http/body.js';
 import type { Exchange } from './http/exchange.js';
 import type { Outcome } from './http/outcome.js';
 import { parseSearch } from './http/query.js';
-import { renderError, renderValue } from './http/render.js';
+import { renderError, renderValue, unsendable } from './http/render.js';
 import { EndpointRequest } from './http/request.js';
 import { EndpointResponse } from './http/response.js';
 import type { Handler } from './routing/handler.js';
@@ -104,7 +104,7 @@ export class Dispatcher {
   }
 
   /** 404 when segments were left over, else 501 with an `Allow` header naming the class's methods. */
-  #unrouted(node: RouteNode, leftover: boolean, exchange: Exchange, path: string): Outcome {
+  #unrouted(node: RouteNode, leftover: boolean, exchange: Exchange, path: string): never {
     if (leftover) throw new CallError(404, `${exchange.method} ${path} not found`);
     const headers = node.allow ? { allow: node.allow } : undefined;
     throw new CallError(501, `${exchange.method} ${path} not implemented`, { headers });
@@ -183,8 +183,14 @@ export class Dispatcher {
   }
 
   #fail(error: unknown, response: EndpointResponse, exchange: Exchange, path: string): Outcome {
-    const outcome = renderError(error, response, this.#settings.debug);
-    if (outcome.status >= 500 && !(error instanceof CallError)) {
+    let outcome: Outcome;
+    try {
+      outcome = renderError(error, response, this.#settings.debug);
+    } catch (renderFailure) {
+      // A CallError body JSON cannot represent, say: report that rather than fail the request twice.
+      outcome = unsendable(renderFailure);
+    }
+    if (outcome.status >= 500 && !isCallError(error)) {
       const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
       this.#settings.log(`endpoints: ${exchange.method} ${path} failed: ${detail}`);
     }

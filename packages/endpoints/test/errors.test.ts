@@ -24,6 +24,7 @@ describe('exceptions (reference §1.8)', async () => {
             case 'plain': throw new Error('bah');
             case 'type-error': return undefined.nothing;
             case 'thrown-string': throw 'just a string';
+            case 'cyclic-error-body': { const body = {}; body.self = body; throw new CallError(400, 'bad', { body }); }
             case 'code-set': this.response.code = 330; this.response.headers.set('x-before', '1'); throw new Error('after setting');
           }
         }
@@ -61,6 +62,15 @@ describe('exceptions (reference §1.8)', async () => {
       assert.equal(reply.text, body);
     });
   }
+
+  test('a CallError body JSON cannot represent is a 500 saying so', async () => {
+    const reply = await call(app, '/cyclic-error-body');
+    assert.equal(reply.status, 500);
+    assert.match(
+      String(reply.json),
+      /^the handler's response could not be sent: Converting circular structure/,
+    );
+  });
 
   test('unexpected failures are logged with their stack; CallErrors are not', async () => {
     logged.length = 0;
