@@ -25,6 +25,7 @@ const CONTROLLERS = {
     export class Gone extends Controller { GET() { throw new Redirect('/foo'); } }
     export class Stream extends Controller { async *GET() { yield new TextEncoder().encode('chunk-1 '); yield new TextEncoder().encode('chunk-2'); } }
     export class Who extends Controller { GET() { return this.request.ipAddress; } }
+    export class EchoUrl extends Controller { GET() { return this.request.url.href; } }
     export class Cors extends Controller { static cors = true; GET() { return 'cors'; } }
     export class Bad extends Controller {
       GET(kind) { if (kind === 'code') this.response.code = 99; else this.response.mediaType = 'text/plain\\nX-Injected: 1'; return 'x'; }
@@ -199,6 +200,12 @@ describe('node:http with app.listener', () => {
     const headers = { 'content-type': 'application/json', 'content-length': '9' };
     const parsed = (await rawRequest(base, '/echo', headers, '{"k":"v"}')).body;
     assert.deepEqual(JSON.parse(parsed), { method: 'GET', args: [], kw: { k: 'v' } });
+  });
+
+  test('node:http: an unusable Host header still gives the handler a URL', async () => {
+    const reply = await rawRequest(base, '/echo-url', { host: 'bad host' });
+    assert.equal(reply.status, 200);
+    assert.equal(JSON.parse(reply.body), 'http://localhost/echo-url');
   });
 
   test('node:http: the client address comes from the socket', async () => {

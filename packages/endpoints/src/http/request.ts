@@ -52,9 +52,14 @@ export class EndpointRequest {
     return this.#exchange.headers();
   }
 
-  /** The absolute URL the client requested. */
+  /** The absolute URL the client requested (host `localhost` when the Host header is unusable). */
   get url(): URL {
-    this.#url ??= new URL(this.#exchange.target, this.#exchange.origin());
+    if (this.#url === undefined) {
+      const target = this.#exchange.target;
+      this.#url = URL.canParse(target, this.#exchange.origin())
+        ? new URL(target, this.#exchange.origin())
+        : new URL(target, 'http://localhost');
+    }
     return this.#url;
   }
 
