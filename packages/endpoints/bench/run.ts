@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -203,6 +203,7 @@ function verdicts(
   return lines.join('\n');
 }
 
+const loadBefore = loadavg()[0] ?? 0;
 const throughput = await measureThroughput();
 const discovery = {
   js: await measureDiscovery('js', false),
@@ -212,7 +213,7 @@ const discovery = {
 const report = `# endpoints benchmark
 
 - Date: ${new Date().toISOString()}
-- Machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ${process.platform}/${process.arch}; the cores are shared with other work, so absolute numbers vary between runs; ratios within one run are what count.
+- Machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ${process.platform}/${process.arch}; the cores are shared with other work (1-minute load average ${loadBefore.toFixed(1)} before the run, ${(loadavg()[0] ?? 0).toFixed(1)} after), so absolute numbers vary between runs; ratios within one run are what count.
 - Command: \`npm run bench -w packages/endpoints\`
 - Load: autocannon -c ${CONNECTIONS} -p ${PIPELINING} on 127.0.0.1, ${WARMUP_SECONDS} s warm-up then ${MEASURE_SECONDS} s measured per route, ${ROUNDS} rounds in alternating order, best round kept. Each server runs alone in its own process (\`node --import tsx\`); every answer is checked before loading and every loaded answer was 2xx.
 - Server CPU µs/request: user + system CPU time of the server process during the measured window (from /proc), divided by the requests answered. On a shared 2-core machine where autocannon itself needs a core, requests/s is bounded by the load generator and by neighbours; CPU per request is the steadier measure of what each framework costs.
