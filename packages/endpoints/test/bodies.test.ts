@@ -58,6 +58,20 @@ describe('request bodies (reference §1.6)', async () => {
     });
   }
 
+  test('keys like __proto__ are plain data, in bodies and queries alike', async () => {
+    const reply = await call(app, '/echo?constructor=q', {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: '{"__proto__":{"polluted":true},"toString":"x"}',
+    });
+    assert.equal(reply.status, 200);
+    assert.deepEqual(reply.json, {
+      args: [],
+      kw: { constructor: 'q', ['__proto__']: { polluted: true }, toString: 'x' },
+    });
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  });
+
   test('text/plain honours its charset', async () => {
     const latin1 = new Uint8Array([0x63, 0x61, 0x66, 0xe9]);
     const reply = await call(app, '/echo', {

@@ -279,6 +279,16 @@ describe('discovery', () => {
     });
   });
 
+  test('handlers are inherited, and `static private` is not: a subclass of a private class is routable', async () => {
+    const app = await appWith({
+      'index.ts': `export class Base extends Controller { static private = true; GET() { return 'inherited GET'; } }
+        export class Child extends Base { POST() { return 'own POST'; } }`,
+    });
+    assert.equal((await call(app, '/child')).json, 'inherited GET');
+    assert.equal((await call(app, '/child', { method: 'POST' })).json, 'own POST');
+    assert.equal((await call(app, '/base')).status, 404);
+  });
+
   test('private files, test files, declaration files and node_modules are not mounted', async () => {
     const app = await appWith({
       'index.ts': `export class Default extends Controller { GET(...args) { return args; } }`,
