@@ -1,0 +1,4 @@
+#!/usr/bin/env node
+import { main } from '../src/cli/main.js';
+
+await main(process.argv.slice(2));

@@ -1,0 +1,186 @@
+import { CallError } from '../errors.js';
+import { type CastFn, type CastTable, compileCast } from './casts.js';
+import type { Signature } from './signature.js';
+
+/**
+ * What binding needs about one handler, computed once at load so a request only walks arrays.
+ * Statuses follow the reference: positional problems → 404, keyword problems → 400.
+ */
+export interface BindingPlan {
+  readonly label: string;
+  readonly signature: Signature;
+  /** Positional parameter index by name, for keywords that fill positionals. */
+  readonly positionIndex: ReadonlyMap<string, number>;
+  readonly maxPositionals: number;
+  readonly minPositionals: number;
+  /** Casts by positional index, then by keyword name. */
+  readonly positionalCasts: readonly (CastFn | undefined)[] | null;
+  readonly keywordCasts: ReadonlyMap<string, CastFn> | null;
+  /** True when nothing about the arguments needs awaiting or casting: the common, fast case. */
+  readonly plain: boolean;
+}
+
+export type Keywords = Record<string, unknown>;
+
+export function planBinding(
+  label: string,
+  signature: Signature,
+  casts: CastTable[string] | undefined,
+): BindingPlan {
+  const positionIndex = new Map<string, number>();
+  signature.positionals.forEach((param, index) => {
+    if (param.name !== null) positionIndex.set(param.name, index);
+  });
+  let minPositionals = 0;
+  signature.positionals.forEach((param, index) => {
+    if (param.required) minPositionals = index + 1;
+  });
+  let positionalCasts: (CastFn | undefined)[] | null = null;
+  let keywordCasts: Map<string, CastFn> | null = null;
+  for (const [name, cast] of Object.entries(casts ?? {})) {
+    const compiled = compileCast(cast, `${label} cast for '${name}'`);
+    const index = positionIndex.get(name);
+    if (index !== undefined) {
+      positionalCasts ??= [];
+      positionalCasts[index] = compiled;
+    } else {
+      keywordCasts ??= new Map();
+      keywordCasts.set(name, compiled);
+    }
+  }
+  return {
+    label,
+    signature,
+    positionIndex,
+    maxPositionals: signature.rest ? Number.POSITIVE_INFINITY : signature.positionals.length,
+    minPositionals,
+    positionalCasts,
+    keywordCasts,
+    plain: positionalCasts === null && keywordCasts === null,
+  };
+}
+
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/**
+ * Turns path positionals and keywords into the handler's argument list, or throws a CallError with
+ * the reference's status. Keywords are bound first, as CPython does, so an unknown keyword plus extra
+ * path segments gives 400, not 404. Casts may make the result a promise (async Standard Schemas).
+ */
+export function bindArguments(
+  plan: BindingPlan,
+  positionals: unknown[],
+  keywords: Keywords | null,
+): unknown[] | Promise<unknown[]> {
+  const { signature, label } = plan;
+  const slots = positionals.slice(0, signature.positionals.length);
+  const keywordSpec = signature.keywords;
+  const keywordObject: Keywords | null = keywordSpec ? Object.create(null) : null;
+
+  if (keywords !== null) {
+    for (const name in keywords) {
+      const value = keywords[name];
+      const index = plan.positionIndex.get(name);
+      if (index !== undefined) {
+        if (index < positionals.length) {
+          throw new CallError(400, `${label}() got multiple values for argument '${name}'`);
+        }
+        slots[index] = value;
+      } else if (keywordSpec && (keywordSpec.rest || keywordSpec.names.has(name))) {
+        (keywordObject as Keywords)[name] = value;
+      } else {
+        throw new CallError(400, `${label}() got an unexpected keyword argument '${name}'`);
+      }
+    }
+  }
+
+  if (positionals.length > plan.maxPositionals) {
+    const max = plan.maxPositionals;
+    const takes =
+      plan.minPositionals === max
+        ? `takes ${plural(max, 'positional argument')}`
+        : `takes from ${plan.minPositionals} to ${plural(max, 'positional argument')}`;
+    throw new CallError(
+      404,
+      `${label}() ${takes} but ${positionals.length} ${positionals.length === 1 ? 'was' : 'were'} given`,
+    );
+  }
+
+  if (plan.minPositionals > 0) {
+    const missing: string[] = [];
+    for (let i = 0; i < plan.minPositionals; i += 1) {
+      const param = signature.positionals[i];
+      if (param?.required && slots[i] === undefined) missing.push(`'${param.name ?? `#${i + 1}`}'`);
+    }
+    if (missing.length > 0) {
+      throw new CallError(
+        404,
+        `${label}() missing ${plural(missing.length, 'required positional argument')}: ${missing.join(', ')}`,
+      );
+    }
+  }
+
+  if (keywordSpec) {
+    const missing: string[] = [];
+    for (const [name, required] of keywordSpec.names) {
+      if (required && (keywordObject as Keywords)[name] === undefined) missing.push(`'${name}'`);
+    }
+    if (missing.length > 0) {
+      throw new CallError(
+        400,
+        `${label}() missing ${plural(missing.length, 'required keyword-only argument')}: ${missing.join(', ')}`,
+      );
+    }
+  }
+
+  if (!plan.plain) {
+    const pending = applyCasts(plan, slots, keywordObject);
+    if (pending) {
+      return pending.then(() => assemble(signature, slots, positionals, keywordObject));
+    }
+  }
+  return assemble(signature, slots, positionals, keywordObject);
+}
+
+function assemble(
+  signature: Signature,
+  slots: unknown[],
+  positionals: unknown[],
+  keywordObject: Keywords | null,
+): unknown[] {
+  const count = signature.positionals.length;
+  // Unfilled optional slots stay undefined, so the handler's defaults apply.
+  if (keywordObject !== null || signature.rest) slots.length = count;
+  if (keywordObject !== null) slots.push(keywordObject);
+  if (signature.rest) for (let i = count; i < positionals.length; i += 1) slots.push(positionals[i]);
+  return slots;
+}
+
+/** Casts in place; returns a promise when a Standard Schema validates asynchronously. */
+function applyCasts(plan: BindingPlan, slots: unknown[], keywords: Keywords | null): Promise<void> | null {
+  const pending: Promise<void>[] = [];
+  const settle = (value: unknown, store: (result: unknown) => void) => {
+    if (value instanceof Promise) pending.push(value.then(store));
+    else store(value);
+  };
+  plan.positionalCasts?.forEach((cast, index) => {
+    const value = slots[index];
+    if (cast && value !== undefined) {
+      const name = plan.signature.positionals[index]?.name ?? `#${index + 1}`;
+      settle(cast(value, name), (result) => {
+        slots[index] = result;
+      });
+    }
+  });
+  if (plan.keywordCasts && keywords) {
+    for (const [name, cast] of plan.keywordCasts) {
+      const value = keywords[name];
+      if (value !== undefined) {
+        settle(cast(value, name), (result) => {
+          keywords[name] = result;
+        });
+      }
+    }
+  }
+  return pending.length > 0 ? Promise.all(pending).then(() => undefined) : null;
+}

@@ -1,0 +1,69 @@
+import { CallError } from '../errors.js';
+import type { EndpointResponse } from '../http/response.js';
+
+export interface CorsSettings {
+  /** Allowed origins: a list, or a predicate; every origin when absent. */
+  origins?: readonly string[] | ((origin: string) => boolean);
+  /** Send `Access-Control-Allow-Credentials: true` (default true, as the reference does). */
+  credentials?: boolean;
+  /** `Access-Control-Max-Age` of preflight answers, in seconds (default 3600). */
+  maxAge?: number;
+}
+
+/** `static cors = true` or `static cors = { … }` on a controller class. */
+export type CorsOption = boolean | CorsSettings;
+
+export interface CorsPolicy {
+  allows(origin: string): boolean;
+  readonly credentials: boolean;
+  readonly maxAge: number;
+}
+
+export function corsPolicy(option: CorsOption | undefined): CorsPolicy | null {
+  if (!option) return null;
+  const settings = option === true ? {} : option;
+  const origins = settings.origins;
+  const allows =
+    origins === undefined
+      ? () => true
+      : typeof origins === 'function'
+        ? origins
+        : (origin: string) => origins.includes(origin);
+  return { allows, credentials: settings.credentials ?? true, maxAge: settings.maxAge ?? 3600 };
+}
+
+/**
+ * Runs before every handler of a CORS class: a request with an allowed Origin gets
+ * `Access-Control-Allow-Origin: <origin>` and `Vary: Origin`; a disallowed one is refused with 403.
+ */
+export function admitOrigin(policy: CorsPolicy, origin: string | undefined, response: EndpointResponse) {
+  if (origin === undefined) return;
+  if (!policy.allows(origin)) throw new CallError(403, `origin ${origin} is not allowed`);
+  const headers = response.headers;
+  headers.set('access-control-allow-origin', origin);
+  headers.append('vary', 'Origin');
+  if (policy.credentials) headers.set('access-control-allow-credentials', 'true');
+}
+
+/**
+ * The preflight answer of the reference's CORSMixin.OPTIONS: Origin, Access-Control-Request-Headers
+ * and Access-Control-Request-Method are required (400 naming the missing one) and echoed back; the
+ * answer is 204.
+ */
+export function answerPreflight(
+  policy: CorsPolicy,
+  header: (name: string) => string | undefined,
+  response: EndpointResponse,
+): void {
+  const origin = header('origin');
+  if (origin === undefined) throw new CallError(400, 'Need Origin header');
+  const requestHeaders = header('access-control-request-headers');
+  if (requestHeaders === undefined) throw new CallError(400, 'Need Access-Control-Request-Headers header');
+  const requestMethod = header('access-control-request-method');
+  if (requestMethod === undefined) throw new CallError(400, 'Need Access-Control-Request-Method header');
+  admitOrigin(policy, origin, response);
+  const headers = response.headers;
+  headers.set('access-control-allow-headers', requestHeaders);
+  headers.set('access-control-allow-methods', requestMethod);
+  headers.set('access-control-max-age', String(policy.maxAge));
+}

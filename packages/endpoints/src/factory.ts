@@ -1,0 +1,9 @@
+/**
+ * Factory mode: the default export is an application built from `APP_PREFIX` (or `ENDPOINTS_PREFIX`).
+ *   APP_PREFIX=./controllers srvx serve --entry node_modules/@platform/endpoints/src/factory.ts
+ *   http.createServer((await import('@platform/endpoints/factory')).default.listener).listen(8000)
+ */
+import { createApp } from './app.js';
+
+const app = await createApp();
+export default app;

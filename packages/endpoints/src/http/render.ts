@@ -1,0 +1,157 @@
+import mime from 'mime-types';
+import { isCallError } from '../errors.js';
+import type { Outcome, StreamBody } from './outcome.js';
+import { EndpointResponse } from './response.js';
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * The one function that shapes error bodies: a JSON string of the message (the reference's v10
+ * shape), so changing the shape is a one-line change.
+ */
+export function errorBody(message: string): string {
+  return JSON.stringify(message);
+}
+
+/** Content-Type for a media type, adding `; charset=utf-8` to text types that lack a charset. */
+export function withCharset(mediaType: string): string {
+  if (/;\s*charset=/i.test(mediaType)) return mediaType;
+  const charset = mime.charset(mediaType.split(';', 1)[0] as string);
+  return charset ? `${mediaType}; charset=${charset.toLowerCase()}` : mediaType;
+}
+
+/** Content-Type for a class extension (`Foo_txt` → `text/plain; charset=utf-8`); undefined when unknown. */
+export function mediaTypeForExtension(extension: string): string | undefined {
+  const mediaType = mime.lookup(extension);
+  return mediaType ? withCharset(mediaType) : undefined;
+}
+
+function isJsonType(contentType: string): boolean {
+  const base = contentType.split(';', 1)[0]?.trim().toLowerCase() ?? '';
+  return base === 'application/json' || base.endsWith('+json');
+}
+
+function isStream(value: object): value is StreamBody {
+  return (
+    value instanceof ReadableStream ||
+    typeof (value as { pipe?: unknown }).pipe === 'function' ||
+    Symbol.asyncIterator in value
+  );
+}
+
+/** Strings, numbers, booleans, plain objects and arrays: values that can only be rendered as JSON. */
+function isPlainData(value: unknown): boolean {
+  const type = typeof value;
+  if (type === 'string' || type === 'number' || type === 'boolean') return true;
+  if (type !== 'object' || value === null) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === Array.prototype || prototype === null;
+}
+
+function isGenerator(value: unknown): value is Iterable<unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Iterator<unknown>).next === 'function' &&
+    Symbol.iterator in value
+  );
+}
+
+/** JSON for any value; BigInt, Map and Set are retried with a replacer so the fast path stays plain. */
+export function toJson(value: unknown): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch (error) {
+    json = JSON.stringify(value, widenJson);
+    if (json === undefined) throw error;
+  }
+  if (json === undefined) throw new TypeError(`a ${typeof value} cannot be rendered as JSON`);
+  return json;
+}
+
+function widenJson(_key: string, value: unknown): unknown {
+  if (typeof value === 'bigint') return value.toString();
+  if (value instanceof Map) return Object.fromEntries(value);
+  if (value instanceof Set) return [...value];
+  return value;
+}
+
+/**
+ * Renders a handler's return value: JSON (a string is a JSON string) unless the handler chose a
+ * non-JSON media type, in which case strings and bytes go out as they are. `undefined`/`null` → 204;
+ * a `Response`, `Uint8Array` or stream passes through. JSON is serialised completely before anything
+ * is sent, so a serialisation error still becomes a clean 500.
+ */
+export function renderValue(value: unknown, response: EndpointResponse, defaultMediaType?: string): Outcome {
+  const headers = response.touchedHeaders ?? null;
+  if (response.code !== undefined) checkStatus(response.code);
+  // The common case first: plain data, no media type or headers chosen by the handler.
+  if (
+    headers === null &&
+    response.mediaType === undefined &&
+    defaultMediaType === undefined &&
+    isPlainData(value)
+  ) {
+    return { status: response.code ?? 200, contentType: JSON_TYPE, headers, body: toJson(value) };
+  }
+  if (value === undefined || value === null) {
+    return { status: response.code ?? 204, contentType: undefined, headers, body: null };
+  }
+  if (value instanceof Response) {
+    return { status: value.status, contentType: undefined, headers: null, body: null, passThrough: value };
+  }
+  const status = response.code ?? 200;
+  const explicitType = headers?.get('content-type') ?? undefined;
+  if (explicitType !== undefined) headers?.delete('content-type');
+  const chosenType = explicitType ?? (response.mediaType ? withCharset(response.mediaType) : undefined);
+  const contentType = chosenType ?? defaultMediaType;
+  if (value instanceof Uint8Array || (typeof value === 'object' && isStream(value))) {
+    return { status, contentType: contentType ?? 'application/octet-stream', headers, body: value };
+  }
+  if (typeof value === 'string' && contentType !== undefined && !isJsonType(contentType)) {
+    return { status, contentType, headers, body: value };
+  }
+  // A generator is drained into a JSON array, as the reference does; it is not streamed.
+  const json = toJson(isGenerator(value) ? Array.from(value) : value);
+  return { status, contentType: contentType ?? JSON_TYPE, headers, body: json };
+}
+
+function checkStatus(code: number): void {
+  if (!Number.isInteger(code) || code < 200 || code > 599) {
+    throw new RangeError(`response.code must be a whole number from 200 to 599, got ${code}`);
+  }
+}
+
+/** The answer when an outcome cannot be sent as built (say, a media type with a line break in it). */
+export function unsendable(error: unknown): Outcome {
+  const message = `the handler's response could not be sent: ${(error as Error)?.message ?? String(error)}`;
+  return { status: 500, contentType: JSON_TYPE, headers: null, body: errorBody(message) };
+}
+
+/** Renders a thrown value. Headers the handler set before failing are kept, as in the reference. */
+export function renderError(error: unknown, response: EndpointResponse, debug: boolean): Outcome {
+  const headers = response.touchedHeaders ?? null;
+  if (!isCallError(error)) {
+    const message = error instanceof Error ? (debug && error.stack) || error.message : String(error);
+    return { status: 500, contentType: JSON_TYPE, headers, body: errorBody(message) };
+  }
+  const merged = mergeHeaders(headers, error.headers);
+  if (error.name === 'CallStop' || error.name === 'Redirect') {
+    const outcome = renderValue(error.body, new EndpointResponse());
+    return { ...outcome, status: error.code, headers: merged };
+  }
+  if (error.body !== undefined) {
+    return { status: error.code, contentType: JSON_TYPE, headers: merged, body: toJson(error.body) };
+  }
+  return { status: error.code, contentType: JSON_TYPE, headers: merged, body: errorBody(error.message) };
+}
+
+function mergeHeaders(base: Headers | null, extra: Headers): Headers | null {
+  let merged = base;
+  for (const [name, value] of extra) {
+    merged ??= new Headers();
+    merged.set(name, value);
+  }
+  return merged;
+}

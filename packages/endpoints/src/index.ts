@@ -1,0 +1,23 @@
+export { type App, createApp } from './app.js';
+export type { Cast, CastTable } from './binding/casts.js';
+export { keepSignature } from './binding/signature.js';
+export { Controller, type ControllerClass } from './controller.js';
+export {
+  AccessDenied,
+  type AccessDeniedOptions,
+  CallError,
+  type CallErrorOptions,
+  CallStop,
+  EndpointsError,
+  type EndpointsErrorCode,
+  isCallError,
+  Redirect,
+} from './errors.js';
+export { authBasic, authBearer, type BasicCheck, type BearerCheck } from './extras/auth.js';
+export { httpCache, noHttpCache } from './extras/cache.js';
+export type { CorsOption, CorsSettings } from './extras/cors.js';
+export { type BeforeHandler, runBefore } from './extras/decorate.js';
+export { errorBody } from './http/render.js';
+export { type BasicCredentials, EndpointRequest } from './http/request.js';
+export { EndpointResponse } from './http/response.js';
+export type { AppOptions, Settings } from './settings.js';

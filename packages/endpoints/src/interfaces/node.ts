@@ -1,0 +1,178 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { TLSSocket } from 'node:tls';
+import type { Dispatcher } from '../dispatch.js';
+import { CallError } from '../errors.js';
+import type { Exchange } from '../http/exchange.js';
+import { headerName, type Outcome, type StreamBody } from '../http/outcome.js';
+import { unsendable } from '../http/render.js';
+
+/** The Node request seen through the dispatcher's eyes; nothing is copied until asked for. */
+class NodeExchange implements Exchange {
+  readonly method: string;
+  readonly target: string;
+  readonly #req: IncomingMessage;
+  #headers: Headers | undefined;
+
+  constructor(req: IncomingMessage) {
+    this.#req = req;
+    this.method = req.method ?? 'GET';
+    this.target = req.url ?? '/';
+  }
+
+  header(name: string): string | undefined {
+    const value = this.#req.headers[name];
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+
+  headers(): Headers {
+    if (this.#headers === undefined) {
+      const headers = new Headers();
+      const raw = this.#req.rawHeaders;
+      for (let i = 0; i < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
+      this.#headers = headers;
+    }
+    return this.#headers;
+  }
+
+  origin(): string {
+    const scheme = (this.#req.socket as TLSSocket).encrypted ? 'https' : 'http';
+    return `${scheme}://${this.#req.headers.host ?? 'localhost'}`;
+  }
+
+  get remoteAddress(): string | undefined {
+    return this.#req.socket.remoteAddress;
+  }
+
+  /**
+   * Reads the raw header list rather than `req.headers`, which Node builds on first access: a GET on
+   * the hot path then never pays for the header object.
+   */
+  hasBody(): boolean {
+    const raw = this.#req.rawHeaders;
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i] as string;
+      if (name.length === 14 && name.toLowerCase() === 'content-length') {
+        if (raw[i + 1] !== '0') return true;
+      } else if (name.length === 17 && name.toLowerCase() === 'transfer-encoding') {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  readBody(limit: number): Promise<Uint8Array> {
+    const req = this.#req;
+    if (req.readableEnded) {
+      return Promise.reject(
+        new CallError(
+          500,
+          'the request body was already read by another middleware; mount endpoints before body parsers',
+        ),
+      );
+    }
+    return new Promise((resolve, reject) => {
+      const tooLarge = () =>
+        new CallError(413, `the request body is larger than the limit of ${limit} bytes`);
+      if (Number(req.headers['content-length']) > limit) {
+        req.resume();
+        reject(tooLarge());
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const onData = (chunk: Buffer) => {
+        size += chunk.byteLength;
+        if (size > limit) {
+          req.off('data', onData);
+          req.resume();
+          reject(tooLarge());
+          return;
+        }
+        chunks.push(chunk);
+      };
+      req.on('data', onData);
+      req.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
+      req.once('error', reject);
+    });
+  }
+}
+
+function toReadable(body: StreamBody): Readable {
+  if (body instanceof Readable) return body;
+  if (body instanceof ReadableStream)
+    return Readable.fromWeb(body as import('node:stream/web').ReadableStream);
+  return Readable.from(body as AsyncIterable<Uint8Array>);
+}
+
+function streamOut(source: Readable, res: ServerResponse): void {
+  pipeline(source, res).catch((error: unknown) => {
+    // Headers are gone already; the only honest signal left is a broken connection.
+    res.destroy(error as Error);
+  });
+}
+
+function sendResponse(response: Response, res: ServerResponse): void {
+  res.statusCode = response.status;
+  res.statusMessage = response.statusText || '';
+  for (const [name, value] of response.headers) if (name !== 'set-cookie') res.setHeader(name, value);
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) res.setHeader('set-cookie', cookies);
+  if (response.body === null) res.end();
+  else streamOut(toReadable(response.body), res);
+}
+
+/** Writes an outcome to a Node response; the common JSON case is one writeHead and one end. */
+function send(outcome: Outcome, res: ServerResponse): void {
+  if (outcome.passThrough) {
+    sendResponse(outcome.passThrough, res);
+    return;
+  }
+  const headers = outcome.headers;
+  const body = outcome.body;
+  if (headers === null && typeof body === 'string' && outcome.contentType !== undefined) {
+    // The hot path: one header object, with the length, so Node neither keeps a header map nor chunks.
+    res.writeHead(outcome.status, {
+      'content-type': outcome.contentType,
+      'content-length': Buffer.byteLength(body),
+    });
+    res.end(body);
+    return;
+  }
+  res.statusCode = outcome.status;
+  if (outcome.contentType !== undefined) res.setHeader('content-type', outcome.contentType);
+  if (headers !== null) {
+    for (const [name, value] of headers) if (name !== 'set-cookie') res.setHeader(headerName(name), value);
+    const cookies = headers.getSetCookie();
+    if (cookies.length > 0) res.setHeader('set-cookie', cookies);
+  }
+  // setHeader, not writeHead, so `end(body)` can still add Content-Length to a one-piece body.
+  if (body === null || typeof body === 'string' || body instanceof Uint8Array) res.end(body);
+  else streamOut(toReadable(body), res);
+}
+
+/** Sends an outcome; one Node rejects (an invalid header value, say) becomes a 500, never a crash. */
+function respond(outcome: Outcome, res: ServerResponse): void {
+  try {
+    send(outcome, res);
+  } catch (error) {
+    if (res.headersSent) {
+      res.destroy(error as Error);
+      return;
+    }
+    for (const name of res.getHeaderNames()) res.removeHeader(name);
+    send(unsendable(error), res);
+  }
+}
+
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** The WSGI counterpart: a request listener for node:http, and middleware for Express and Connect. */
+export function nodeInterface(dispatcher: Dispatcher): NodeHandler {
+  return (req, res) => {
+    const outcome = dispatcher.dispatch(new NodeExchange(req));
+    if (outcome instanceof Promise) outcome.then((settled) => respond(settled, res));
+    else respond(outcome, res);
+  };
+}

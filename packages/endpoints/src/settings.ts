@@ -1,0 +1,114 @@
+import { delimiter } from 'node:path';
+import { EndpointsError } from './errors.js';
+
+/** Options of `createApp`. Every option also has an environment setting (see the README table). */
+export interface AppOptions {
+  /** Controller prefix(es): directories, module files or package specifiers; `:`-separated lists allowed. */
+  controllerPrefix?: string | readonly string[];
+  /** Alias of `controllerPrefix`, the spec document's spelling. */
+  controller_prefix?: string | readonly string[];
+  /** Directory relative prefixes are resolved against (default: `process.cwd()`). */
+  cwd?: string;
+  /** Put stack traces in 500 bodies (default false; `APP_DEBUG=1`). */
+  debug?: boolean;
+  /** Largest request body in bytes; larger bodies get 413 (default 1 MiB; `APP_BODY_LIMIT`). */
+  bodyLimit?: number;
+  /** Milliseconds to read the body and settle an async handler; then 503 (default 30000, 0 = off; `APP_REQUEST_TIMEOUT`). */
+  requestTimeout?: number;
+  /** Answer HEAD with the GET handler when a class has no HEAD (default false, like the reference). */
+  headFallback?: boolean;
+  /** Where failures (500s) are reported (default: stderr). */
+  log?: (line: string) => void;
+  /** Environment to read settings from (default: `process.env`). */
+  env?: Record<string, string | undefined>;
+}
+
+export interface Settings {
+  readonly prefixes: readonly string[];
+  readonly cwd: string;
+  readonly debug: boolean;
+  readonly bodyLimit: number;
+  readonly requestTimeout: number;
+  readonly headFallback: boolean;
+  readonly log: (line: string) => void;
+}
+
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const DEFAULT_REQUEST_TIMEOUT = 30_000;
+
+function splitList(value: string): string[] {
+  return value
+    .split(delimiter)
+    .map((part) => part.trim())
+    .filter(Boolean);
+}
+
+/** `NAME` (a `:`-separated list) plus contiguous `NAME_1`, `NAME_2`, …, as the reference reads them. */
+function listSetting(env: Record<string, string | undefined>, name: string): string[] {
+  const values = env[name] ? splitList(env[name] as string) : [];
+  for (let index = 1; env[`${name}_${index}`]; index += 1)
+    values.push(...splitList(env[`${name}_${index}`] as string));
+  return values;
+}
+
+function asList(value: string | readonly string[]): string[] {
+  return typeof value === 'string' ? splitList(value) : value.flatMap(splitList);
+}
+
+/** Prefixes from the options, else `APP_PREFIX`, else its alias `ENDPOINTS_PREFIX`. */
+function resolvePrefixes(options: AppOptions, env: Record<string, string | undefined>): string[] {
+  const { controllerPrefix, controller_prefix: alias } = options;
+  if (controllerPrefix !== undefined && alias !== undefined) {
+    throw new EndpointsError('INVALID_OPTION', 'give controllerPrefix or controller_prefix, not both');
+  }
+  const given = controllerPrefix ?? alias;
+  const prefixes = given !== undefined ? asList(given) : listSetting(env, 'APP_PREFIX');
+  if (prefixes.length === 0 && given === undefined) prefixes.push(...listSetting(env, 'ENDPOINTS_PREFIX'));
+  if (prefixes.length === 0) {
+    throw new EndpointsError(
+      'NO_PREFIX',
+      'no controller prefix: pass controllerPrefix, set APP_PREFIX (or ENDPOINTS_PREFIX), or use --prefix',
+    );
+  }
+  return prefixes;
+}
+
+function numberSetting(
+  option: number | undefined,
+  raw: string | undefined,
+  name: string,
+  fallback: number,
+): number {
+  const value = option ?? (raw === undefined || raw === '' ? fallback : Number(raw));
+  if (!Number.isInteger(value) || value < 0) {
+    throw new EndpointsError('INVALID_OPTION', `${name} must be a whole number ≥ 0, got ${option ?? raw}`);
+  }
+  return value;
+}
+
+function flag(option: boolean | undefined, raw: string | undefined): boolean {
+  return option ?? (raw !== undefined && ['1', 'true', 'yes', 'on'].includes(raw.toLowerCase()));
+}
+
+export function resolveSettings(options: AppOptions = {}): Settings {
+  const env = options.env ?? process.env;
+  return {
+    prefixes: resolvePrefixes(options, env),
+    cwd: options.cwd ?? process.cwd(),
+    debug: flag(options.debug, env.APP_DEBUG),
+    bodyLimit: numberSetting(
+      options.bodyLimit,
+      env.APP_BODY_LIMIT,
+      'bodyLimit (APP_BODY_LIMIT)',
+      DEFAULT_BODY_LIMIT,
+    ),
+    requestTimeout: numberSetting(
+      options.requestTimeout,
+      env.APP_REQUEST_TIMEOUT,
+      'requestTimeout (APP_REQUEST_TIMEOUT)',
+      DEFAULT_REQUEST_TIMEOUT,
+    ),
+    headFallback: options.headFallback ?? false,
+    log: options.log ?? ((line) => process.stderr.write(`${line}\n`)),
+  };
+}
