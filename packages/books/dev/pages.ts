@@ -1,3 +1,4 @@
+import { escapeHtml } from '../src/auth/login/html.js';
 import type { DevAccount } from './accounts.js';
 
 // Every page is self-contained (no fonts, scripts or styles from elsewhere): the provider must work
@@ -7,10 +8,6 @@ const style =
   'body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}' +
   'label{display:block;margin:.75rem 0 .25rem}input{width:100%;padding:.4rem}button{margin-top:1rem;padding:.5rem 1rem}' +
   'table{border-collapse:collapse;margin-top:1rem}td,th{border:1px solid #ccc;padding:.25rem .5rem}.error{color:#b00020}';
-
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
 
 function page(title: string, body: string): string {
   return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title><style>${style}</style></head><body>${body}</body></html>`;
