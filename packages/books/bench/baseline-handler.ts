@@ -1,0 +1,44 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** Runs one parameterised statement; implemented over a pg pool or a PGlite instance. */
+export type RunQuery = (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
+
+// The same statements the service's book repository runs for these two requests (title order, id tie-break).
+export const pageSql =
+  'select id, title, author, synopsis, created_at, updated_at from books order by title asc, id asc limit $1 offset $2';
+export const countSql = 'select count(*)::int as total from books';
+export const byIdSql = 'select id, title, author, synopsis, created_at, updated_at from books where id = $1';
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const json = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
+  res.end(json);
+}
+
+/**
+ * The baseline: the least code that answers the two benchmarked requests from the database, with
+ * no framework, validation, session or links. The service is measured against it.
+ */
+export function baselineHandler(run: RunQuery) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    try {
+      const url = new URL(req.url ?? '/', 'http://baseline');
+      if (url.pathname === '/books') {
+        const size = Number(url.searchParams.get('size') ?? 20);
+        const page = Number(url.searchParams.get('page') ?? 0);
+        const [rows, count] = await Promise.all([run(pageSql, [size, page * size]), run(countSql, [])]);
+        send(res, 200, { books: rows, total: count[0]?.total });
+        return;
+      }
+      const id = /^\/books\/([0-9a-f-]{36})$/.exec(url.pathname)?.[1];
+      if (id) {
+        const [book] = await run(byIdSql, [id]);
+        send(res, book ? 200 : 404, book ?? { error: 'not found' });
+        return;
+      }
+      send(res, 404, { error: 'not found' });
+    } catch (error) {
+      send(res, 500, { error: (error as Error).message });
+    }
+  };
+}
