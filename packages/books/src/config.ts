@@ -1,19 +1,57 @@
+import { resolve } from 'node:path';
+
+export type DatabaseConfig =
+  | { driver: 'pglite' /** undefined = in memory */; dataDir: string | undefined }
+  | { driver: 'postgres'; url: string; poolMax: number; schema?: string };
+
+export interface SessionConfig {
+  /** Keys the HMAC under which session ids are stored. */
+  secret: string;
+  /** True when SESSION_SECRET was not set and the development default is in use. */
+  secretIsDevelopmentDefault: boolean;
+  idleTimeoutMs: number;
+}
+
 export interface Config {
   port: number;
+  host: string;
   publicBaseUrl: string | undefined;
+  trustProxy: boolean;
+  database: DatabaseConfig;
+  /** Verified emails that get ROLE_ADMIN at login, lower-cased. */
+  adminEmails: string[];
+  session: SessionConfig;
+  production: boolean;
+  logLevel: string;
 }
 
 export class ConfigError extends Error {
   readonly code = 'BOOKS_CONFIG_INVALID';
 }
 
-function parsePort(raw: string | undefined, fallback: number): number {
+/** The default data directory of the embedded database, relative to the working directory. */
+export const DEFAULT_PGLITE_DIR = './data/pglite';
+const DEVELOPMENT_SESSION_SECRET = 'development-only-session-secret-do-not-use-in-production';
+const MIN_SECRET_LENGTH = 32;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function parseInteger(
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   if (raw === undefined || raw === '') return fallback;
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new ConfigError(`invalid PORT '${raw}': expected an integer from 0 to 65535`);
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`invalid ${name} '${raw}': expected an integer from ${min} to ${max}`);
   }
-  return port;
+  return value;
+}
+
+function parsePort(raw: string | undefined, fallback: number): number {
+  return parseInteger('PORT', raw, fallback, 0, 65_535);
 }
 
 function parseBaseUrl(raw: string | undefined): string | undefined {
@@ -27,10 +65,116 @@ function parseBaseUrl(raw: string | undefined): string | undefined {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ConfigError(`invalid PUBLIC_BASE_URL '${raw}': expected an absolute http(s) URL`);
   }
+  if (url.search !== '' || url.hash !== '') {
+    throw new ConfigError(`invalid PUBLIC_BASE_URL '${raw}': it must not carry a query or fragment`);
+  }
   return url.href.replace(/\/$/, '');
+}
+
+function parseBoolean(name: string, raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  const value = raw.toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(value)) return true;
+  if (['false', '0', 'no', 'off'].includes(value)) return false;
+  throw new ConfigError(`invalid ${name} '${raw}': expected true or false`);
+}
+
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** `30m`, `1800s`, `1h`, `90000ms`; a bare number is seconds (as Spring's session timeout). */
+function parseDuration(name: string, raw: string | undefined, fallbackMs: number): number {
+  if (raw === undefined || raw === '') return fallbackMs;
+  const match = /^(\d+)(ms|s|m|h)?$/.exec(raw.trim());
+  const amount = Number(match?.[1]);
+  const unitMs = DURATION_UNITS_MS[match?.[2] ?? 's'] ?? 1000;
+  if (!match || amount * unitMs < 1000) {
+    throw new ConfigError(
+      `invalid ${name} '${raw}': expected a duration of at least 1s, such as 30m, 1800s or 1h`,
+    );
+  }
+  return amount * unitMs;
+}
+
+function parseDatabase(env: NodeJS.ProcessEnv): DatabaseConfig {
+  const raw = env.DATABASE_URL;
+  if (raw === undefined || raw === '') return { driver: 'pglite', dataDir: resolve(DEFAULT_PGLITE_DIR) };
+  if (raw === 'pglite:memory') return { driver: 'pglite', dataDir: undefined };
+  if (raw.startsWith('pglite:')) {
+    const path = raw.slice('pglite:'.length).replace(/^\/\//, '');
+    if (path === '')
+      throw new ConfigError(`invalid DATABASE_URL '${raw}': pglite:<directory> needs a directory`);
+    return { driver: 'pglite', dataDir: resolve(path) };
+  }
+  if (raw.startsWith('postgres://') || raw.startsWith('postgresql://')) {
+    try {
+      new URL(raw);
+    } catch {
+      throw new ConfigError('invalid DATABASE_URL: not a parseable postgres:// URL');
+    }
+    return {
+      driver: 'postgres',
+      url: raw,
+      poolMax: parseInteger('DB_POOL_MAX', env.DB_POOL_MAX, 10, 1, 1000),
+    };
+  }
+  throw new ConfigError(
+    `invalid DATABASE_URL '${raw.split('@').pop()}': expected postgres://…, pglite:<directory> or pglite:memory`,
+  );
+}
+
+function parseAdminEmails(raw: string | undefined): string[] {
+  if (raw === undefined) return [];
+  const emails = raw
+    .split(',')
+    .map((email) => email.trim().toLowerCase())
+    .filter((email) => email !== '');
+  for (const email of emails) {
+    if (!/^[^\s@]+@[^\s@]+$/.test(email)) {
+      throw new ConfigError(
+        `invalid ADMIN_EMAILS entry '${email}': expected a comma-separated list of emails`,
+      );
+    }
+  }
+  return emails;
+}
+
+function parseSession(env: NodeJS.ProcessEnv, production: boolean): SessionConfig {
+  const idleTimeoutMs = parseDuration('SESSION_IDLE_TIMEOUT', env.SESSION_IDLE_TIMEOUT, 30 * 60_000);
+  const secret = env.SESSION_SECRET;
+  if (secret === undefined || secret === '') {
+    if (production) {
+      throw new ConfigError(
+        `SESSION_SECRET is required when NODE_ENV=production: set it to a random string of at least ${MIN_SECRET_LENGTH} characters`,
+      );
+    }
+    return { secret: DEVELOPMENT_SESSION_SECRET, secretIsDevelopmentDefault: true, idleTimeoutMs };
+  }
+  if (secret.length < MIN_SECRET_LENGTH) {
+    throw new ConfigError(`invalid SESSION_SECRET: it must be at least ${MIN_SECRET_LENGTH} characters long`);
+  }
+  return { secret, secretIsDevelopmentDefault: false, idleTimeoutMs };
+}
+
+function parseLogLevel(raw: string | undefined): string {
+  if (raw === undefined || raw === '') return 'info';
+  if (!LOG_LEVELS.includes(raw)) {
+    throw new ConfigError(`invalid LOG_LEVEL '${raw}': expected one of ${LOG_LEVELS.join(', ')}`);
+  }
+  return raw;
 }
 
 /** Reads and validates the service configuration from the environment. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  return { port: parsePort(env.PORT, 3000), publicBaseUrl: parseBaseUrl(env.PUBLIC_BASE_URL) };
+  const production = env.NODE_ENV === 'production';
+  return {
+    port: parsePort(env.PORT, 3000),
+    host: env.HOST || '127.0.0.1',
+    publicBaseUrl: parseBaseUrl(env.PUBLIC_BASE_URL),
+    trustProxy: parseBoolean('TRUST_PROXY', env.TRUST_PROXY, false),
+    database: parseDatabase(env),
+    adminEmails: parseAdminEmails(env.ADMIN_EMAILS),
+    session: parseSession(env, production),
+    production,
+    logLevel: parseLogLevel(env.LOG_LEVEL),
+  };
 }

@@ -1,9 +1,32 @@
 import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
 import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
 
+function rejects(env: NodeJS.ProcessEnv, message: RegExp) {
+  assert.throws(
+    () => loadConfig(env),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.equal(error.code, 'BOOKS_CONFIG_INVALID');
+      assert.match(error.message, message);
+      return true;
+    },
+  );
+}
+
 test('defaults apply when the environment is empty', () => {
-  assert.deepEqual(loadConfig({}), { port: 3000, publicBaseUrl: undefined });
+  const config = loadConfig({});
+  assert.equal(config.port, 3000);
+  assert.equal(config.host, '127.0.0.1');
+  assert.equal(config.publicBaseUrl, undefined);
+  assert.equal(config.trustProxy, false);
+  assert.deepEqual(config.database, { driver: 'pglite', dataDir: resolve('data/pglite') });
+  assert.deepEqual(config.adminEmails, []);
+  assert.equal(config.session.idleTimeoutMs, 30 * 60_000);
+  assert.equal(config.session.secretIsDevelopmentDefault, true);
+  assert.equal(config.production, false);
+  assert.equal(config.logLevel, 'info');
 });
 
 test('PUBLIC_BASE_URL is normalised without a trailing slash', () => {
@@ -11,16 +34,64 @@ test('PUBLIC_BASE_URL is normalised without a trailing slash', () => {
     loadConfig({ PUBLIC_BASE_URL: 'https://books.example/' }).publicBaseUrl,
     'https://books.example',
   );
+  assert.equal(
+    loadConfig({ PUBLIC_BASE_URL: 'https://x.example/api/' }).publicBaseUrl,
+    'https://x.example/api',
+  );
 });
 
 test('invalid values name the setting', () => {
-  assert.throws(
-    () => loadConfig({ PORT: 'eighty' }),
-    (error: unknown) => {
-      assert.ok(error instanceof ConfigError);
-      assert.match(error.message, /invalid PORT 'eighty'/);
-      return true;
+  rejects({ PORT: 'eighty' }, /invalid PORT 'eighty'/);
+  rejects({ PUBLIC_BASE_URL: 'ftp://x' }, /invalid PUBLIC_BASE_URL/);
+  rejects({ PUBLIC_BASE_URL: 'https://x.example/?a=1' }, /must not carry a query/);
+  rejects({ TRUST_PROXY: 'maybe' }, /invalid TRUST_PROXY 'maybe'/);
+  rejects({ ADMIN_EMAILS: 'admin@example.com, not-an-email' }, /invalid ADMIN_EMAILS entry 'not-an-email'/);
+  rejects({ SESSION_IDLE_TIMEOUT: 'soon' }, /invalid SESSION_IDLE_TIMEOUT 'soon'/);
+  rejects({ SESSION_IDLE_TIMEOUT: '10ms' }, /at least 1s/);
+  rejects({ SESSION_SECRET: 'short' }, /at least 32 characters/);
+  rejects({ LOG_LEVEL: 'loud' }, /invalid LOG_LEVEL 'loud'/);
+  rejects({ DB_POOL_MAX: '0', DATABASE_URL: 'postgres://u:p@127.0.0.1/db' }, /invalid DB_POOL_MAX '0'/);
+});
+
+test('DATABASE_URL selects the driver; credentials never appear in errors', () => {
+  assert.deepEqual(loadConfig({ DATABASE_URL: 'pglite:memory' }).database, {
+    driver: 'pglite',
+    dataDir: undefined,
+  });
+  assert.deepEqual(loadConfig({ DATABASE_URL: 'pglite:///tmp/books' }).database, {
+    driver: 'pglite',
+    dataDir: '/tmp/books',
+  });
+  assert.deepEqual(
+    loadConfig({ DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db', DB_POOL_MAX: '5' }).database,
+    {
+      driver: 'postgres',
+      url: 'postgres://u:p@127.0.0.1:5432/db',
+      poolMax: 5,
     },
   );
-  assert.throws(() => loadConfig({ PUBLIC_BASE_URL: 'ftp://x' }), /invalid PUBLIC_BASE_URL/);
+  assert.throws(
+    () => loadConfig({ DATABASE_URL: 'mysql://user:secret@host/db' }),
+    (error: unknown) => error instanceof ConfigError && !error.message.includes('secret'),
+  );
+});
+
+test('ADMIN_EMAILS is a case-insensitive comma-separated list', () => {
+  assert.deepEqual(loadConfig({ ADMIN_EMAILS: ' Admin@Example.com,,ops@example.com ' }).adminEmails, [
+    'admin@example.com',
+    'ops@example.com',
+  ]);
+});
+
+test('SESSION_IDLE_TIMEOUT takes units; a bare number is seconds', () => {
+  assert.equal(loadConfig({ SESSION_IDLE_TIMEOUT: '45m' }).session.idleTimeoutMs, 45 * 60_000);
+  assert.equal(loadConfig({ SESSION_IDLE_TIMEOUT: '90' }).session.idleTimeoutMs, 90_000);
+  assert.equal(loadConfig({ SESSION_IDLE_TIMEOUT: '2h' }).session.idleTimeoutMs, 7_200_000);
+});
+
+test('production refuses to start without SESSION_SECRET', () => {
+  rejects({ NODE_ENV: 'production' }, /SESSION_SECRET is required when NODE_ENV=production/);
+  const config = loadConfig({ NODE_ENV: 'production', SESSION_SECRET: 's'.repeat(32) });
+  assert.equal(config.production, true);
+  assert.equal(config.session.secretIsDevelopmentDefault, false);
 });

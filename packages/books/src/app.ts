@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import fastifyCookie from '@fastify/cookie';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { csrfProtection } from './auth/csrf.js';
+import { type Clock, SessionStore } from './auth/session-store.js';
+import { sessions } from './auth/sessions.js';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import { acceptJsonBodiesOnly } from './http/body-parsers.js';
+import { apiDocs } from './http/docs.js';
+import { problemErrorHandler, problemNotFoundHandler } from './http/problem.js';
+import { contractRoutes } from './http/routes.js';
+import { contractValidatorCompiler } from './http/validation.js';
+import { booksHandlers } from './modules/books/books.handlers.js';
+import { BooksRepository } from './modules/books/books.repository.js';
+import { BooksService } from './modules/books/books.service.js';
+import { reservationsHandlers } from './modules/reservations/reservations.handlers.js';
+import { ReservationsRepository } from './modules/reservations/reservations.repository.js';
+import { ReservationsService } from './modules/reservations/reservations.service.js';
+import { meHandlers } from './modules/users/me.handler.js';
+import { UsersRepository } from './modules/users/users.repository.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    db: Database;
+    /** Users by login identity; `upsertFromLogin` is what the login callback calls. */
+    users: UsersRepository;
+  }
+}
+
+export interface AppOptions {
+  config: Config;
+  /** An open, migrated database; the caller owns it and closes it after the app. */
+  db: Database;
+  logger?: FastifyServerOptions['logger'];
+  /** Time for session expiry; tests move it instead of sleeping. */
+  clock?: Clock;
+}
+
+/** Wires the service: cookies, sessions, CSRF, docs and the contract's routes. Does not listen. */
+export async function buildApp({ config, db, logger = false, clock }: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger,
+    trustProxy: config.trustProxy,
+    genReqId: () => randomUUID(),
+    // A caller-supplied request id is only trusted behind a proxy that sets it.
+    requestIdHeader: config.trustProxy ? 'x-request-id' : false,
+  });
+  app.setValidatorCompiler(contractValidatorCompiler());
+  acceptJsonBodiesOnly(app);
+  app.setErrorHandler(problemErrorHandler);
+  app.setNotFoundHandler(problemNotFoundHandler);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  const users = new UsersRepository(db, config.adminEmails);
+  app.decorate('db', db);
+  app.decorate('users', users);
+  await app.register(fastifyCookie);
+  await app.register(sessions, {
+    store: new SessionStore(db, config.session.secret, config.session.idleTimeoutMs, clock),
+    publicBaseUrl: config.publicBaseUrl,
+  });
+  app.addHook('onRequest', csrfProtection(config.publicBaseUrl));
+
+  await app.register(apiDocs);
+  await contractRoutes(app, {
+    ...booksHandlers(new BooksService(new BooksRepository(db)), config.publicBaseUrl),
+    ...reservationsHandlers(new ReservationsService(new ReservationsRepository(db)), config.publicBaseUrl),
+    ...meHandlers(config.publicBaseUrl),
+  });
+  return app;
+}

@@ -1,0 +1,110 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type { Queryable } from '../db/database.js';
+import type { User } from '../modules/users/user.js';
+import { USER_COLUMNS, type UserRow, userFromRow } from '../modules/users/users.repository.js';
+
+/** Free-form session attributes; `savedUrl` is where a login returns to. */
+export interface SessionData {
+  savedUrl?: string;
+  [attribute: string]: unknown;
+}
+
+export interface Session {
+  /** The stored key: an HMAC of the cookie value, never the cookie value itself. */
+  idHash: string;
+  /** The signed-in user; undefined for a pre-login session that only holds data. */
+  user: User | undefined;
+  data: SessionData;
+  expiresAt: Date;
+}
+
+/** Milliseconds since the epoch; injected so tests can move time without sleeping. */
+export type Clock = () => number;
+
+interface SessionRow extends Partial<UserRow> {
+  id_hash: string;
+  data: SessionData;
+  expires_at: Date;
+  user_id: string | null;
+}
+
+const SELECT_USER_COLUMNS = USER_COLUMNS.split(', ')
+  .map((column) => `u.${column}`)
+  .join(', ');
+
+/**
+ * Database-backed sessions with an idle timeout. A lookup is one primary-key query joined with the
+ * user; the expiry is pushed forward at most once per `touchIntervalMs`, so most requests write nothing.
+ */
+export class SessionStore {
+  private readonly touchIntervalMs: number;
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly secret: string,
+    readonly idleTimeoutMs: number,
+    private readonly clock: Clock = Date.now,
+  ) {
+    this.touchIntervalMs = Math.min(60_000, Math.floor(idleTimeoutMs / 10));
+  }
+
+  hashId(id: string): string {
+    return createHmac('sha256', this.secret).update(id).digest('base64url');
+  }
+
+  /** Creates a session and returns the new cookie value (256 random bits). */
+  async create(userId: string | null, data: SessionData = {}): Promise<string> {
+    const id = randomBytes(32).toString('base64url');
+    await this.db.query('insert into sessions (id_hash, user_id, data, expires_at) values ($1, $2, $3, $4)', [
+      this.hashId(id),
+      userId,
+      JSON.stringify(data),
+      new Date(this.clock() + this.idleTimeoutMs),
+    ]);
+    return id;
+  }
+
+  /** The live session for a cookie value, with its user; undefined when unknown or idle for too long. */
+  async find(id: string): Promise<Session | undefined> {
+    const [row] = await this.db.query<SessionRow>(
+      `select s.id_hash, s.user_id, s.data, s.expires_at, ${SELECT_USER_COLUMNS}
+       from sessions s left join users u on u.id = s.user_id
+       where s.id_hash = $1 and s.expires_at > $2`,
+      [this.hashId(id), new Date(this.clock())],
+    );
+    if (row === undefined) return undefined;
+    const user = row.user_id === null ? undefined : userFromRow({ ...row, id: row.user_id } as UserRow);
+    return { idHash: row.id_hash, user, data: row.data, expiresAt: row.expires_at };
+  }
+
+  /** Slides the idle timeout forward, writing only when the last slide is older than the touch interval. */
+  async touch(session: Session): Promise<void> {
+    const now = this.clock();
+    if (session.expiresAt.getTime() - now > this.idleTimeoutMs - this.touchIntervalMs) return;
+    const expiresAt = new Date(now + this.idleTimeoutMs);
+    await this.db.query('update sessions set expires_at = $2 where id_hash = $1', [
+      session.idHash,
+      expiresAt,
+    ]);
+    session.expiresAt = expiresAt;
+  }
+
+  async saveData(session: Session): Promise<void> {
+    await this.db.query('update sessions set data = $2 where id_hash = $1', [
+      session.idHash,
+      JSON.stringify(session.data),
+    ]);
+  }
+
+  async delete(idHash: string): Promise<void> {
+    await this.db.query('delete from sessions where id_hash = $1', [idHash]);
+  }
+
+  /** Removes sessions past their idle timeout; returns how many. */
+  async deleteExpired(): Promise<number> {
+    const rows = await this.db.query('delete from sessions where expires_at <= $1 returning 1', [
+      new Date(this.clock()),
+    ]);
+    return rows.length;
+  }
+}

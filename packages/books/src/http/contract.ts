@@ -1,0 +1,39 @@
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { contractPath } from '../paths.js';
+
+/** A security requirement: scheme name → scopes (for `sessionCookie`, the roles needed). */
+export type SecurityRequirement = Record<string, string[]>;
+
+interface OperationObject {
+  operationId: string;
+  security?: SecurityRequirement[];
+}
+
+export interface ContractDocument {
+  security?: SecurityRequirement[];
+  paths: Record<string, Record<string, unknown>>;
+  [key: string]: unknown;
+}
+
+export const contractYaml = readFileSync(contractPath, 'utf8');
+
+/** A fresh copy of the contract each call: fastify plugins annotate the objects they are given. */
+export function loadContract(): ContractDocument {
+  return parse(contractYaml) as ContractDocument;
+}
+
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace']);
+
+/** The security requirements of every operation, keyed by operationId (operation level, else document level). */
+export function securityByOperation(contract: ContractDocument): Map<string, SecurityRequirement[]> {
+  const result = new Map<string, SecurityRequirement[]>();
+  for (const pathItem of Object.values(contract.paths)) {
+    for (const [method, value] of Object.entries(pathItem)) {
+      if (!HTTP_METHODS.has(method)) continue;
+      const operation = value as OperationObject;
+      result.set(operation.operationId, operation.security ?? contract.security ?? []);
+    }
+  }
+  return result;
+}

@@ -1,0 +1,134 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, type FailureKind } from '../errors.js';
+
+export interface FieldError {
+  location: 'body' | 'query' | 'path' | 'header';
+  field: string;
+  message: string;
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  instance: string;
+  code: string;
+  requestId: string;
+  errors?: FieldError[];
+}
+
+const STATUS_BY_KIND: Record<FailureKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+};
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  500: 'Internal Server Error',
+};
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+export function sendProblem(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  code: string,
+  detail: string,
+  errors?: FieldError[],
+): FastifyReply {
+  const problem: Problem = {
+    type: 'about:blank',
+    title: TITLES[status] ?? (status >= 500 ? 'Server Error' : 'Client Error'),
+    status,
+    detail,
+    instance: request.url.split('?')[0] ?? request.url,
+    code,
+    requestId: request.id,
+    ...(errors === undefined ? {} : { errors }),
+  };
+  return reply.code(status).type(PROBLEM_CONTENT_TYPE).send(problem);
+}
+
+const LOCATIONS: Record<string, FieldError['location']> = {
+  body: 'body',
+  querystring: 'query',
+  params: 'path',
+  headers: 'header',
+};
+
+interface AjvIssue {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+function fieldErrors(context: string | undefined, issues: AjvIssue[]): FieldError[] {
+  const location = LOCATIONS[context ?? 'body'] ?? 'body';
+  return issues.map((issue) => {
+    const path = issue.instancePath.replace(/^\//, '').replaceAll('/', '.');
+    const missing = issue.params.missingProperty;
+    const unknown = issue.params.additionalProperty;
+    if (typeof missing === 'string') {
+      return { location, field: path ? `${path}.${missing}` : missing, message: 'is required' };
+    }
+    if (typeof unknown === 'string') {
+      return { location, field: path ? `${path}.${unknown}` : unknown, message: 'is not a known field' };
+    }
+    return { location, field: path, message: issue.message ?? `fails ${issue.keyword}` };
+  });
+}
+
+/** Every error leaves as RFC 9457 problem details; 5xx details stay in the log, never in the response. */
+export function problemErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof AppError) {
+    return sendProblem(request, reply, STATUS_BY_KIND[error.kind], error.code, error.message);
+  }
+  if (error.validation) {
+    const errors = fieldErrors(error.validationContext, error.validation as AjvIssue[]);
+    const noun = errors.length === 1 ? 'field' : 'fields';
+    return sendProblem(
+      request,
+      reply,
+      400,
+      'VALIDATION_FAILED',
+      `The request has ${errors.length} invalid ${noun}.`,
+      errors,
+    );
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    return sendProblem(request, reply, status, error.code ?? 'BAD_REQUEST', error.message);
+  }
+  request.log.error({ err: error }, 'request failed');
+  return sendProblem(
+    request,
+    reply,
+    500,
+    'INTERNAL_ERROR',
+    `An unexpected error occurred; the service log has the details under request id ${request.id}.`,
+  );
+}
+
+export function problemNotFoundHandler(request: FastifyRequest, reply: FastifyReply) {
+  return sendProblem(
+    request,
+    reply,
+    404,
+    'ROUTE_NOT_FOUND',
+    `No route ${request.method} ${request.url.split('?')[0]}; see /swagger-ui.html for the API.`,
+  );
+}

@@ -1,0 +1,26 @@
+import type { FastifyInstance, RouteHandlerMethod, RouteOptions } from 'fastify';
+import openapiGlue from 'fastify-openapi-glue';
+import { guardFor } from '../auth/guards.js';
+import { loadContract, securityByOperation } from './contract.js';
+import type { OperationHandlers, OperationId } from './operations.js';
+
+/**
+ * Registers one route per contract operation: fastify-openapi-glue validates parameters and bodies and
+ * serialises responses from the contract's schemas; the contract's security requirements become guards
+ * that run before validation, so an anonymous caller learns nothing about the input rules.
+ */
+export async function contractRoutes(app: FastifyInstance, handlers: OperationHandlers): Promise<void> {
+  const contract = loadContract();
+  const securityOf = securityByOperation(contract);
+  await app.register(openapiGlue, {
+    specification: contract,
+    operationResolver: (operationId: string) => {
+      if (!(operationId in handlers))
+        throw new Error(`the contract's operation ${operationId} has no handler`);
+      const handler = handlers[operationId as OperationId] as unknown as RouteHandlerMethod;
+      const guard = guardFor(securityOf.get(operationId) ?? []);
+      // Glue fills in method, url and schema; these options only add the handler and the guard.
+      return (guard === undefined ? { handler } : { handler, onRequest: guard }) as RouteOptions;
+    },
+  });
+}

@@ -1,0 +1,50 @@
+import { baseUrlOf } from '../../http/links.js';
+import { HAL_CONTENT_TYPE, type OperationHandlers } from '../../http/operations.js';
+import { pageLinks, pageMetadata, pageRequest } from '../../http/pagination.js';
+import { type BookSortProperty, DEFAULT_BOOK_SORT } from './book.js';
+import { bookResource } from './books.resource.js';
+import type { BooksService } from './books.service.js';
+
+type BookOperations = 'listBooks' | 'createBook' | 'getBook' | 'updateBook' | 'deleteBook';
+
+export function booksHandlers(
+  books: BooksService,
+  publicBaseUrl: string | undefined,
+): Pick<OperationHandlers, BookOperations> {
+  return {
+    async listBooks(request, reply) {
+      const base = baseUrlOf(request, publicBaseUrl);
+      const page = pageRequest<BookSortProperty>(request.query, [...DEFAULT_BOOK_SORT]);
+      const { items, total } = await books.list(page);
+      const metadata = pageMetadata(page, total);
+      reply.type(HAL_CONTENT_TYPE);
+      return {
+        _embedded: { books: items.map((book) => bookResource(base, book)) },
+        _links: pageLinks(base, '/books', page, metadata),
+        page: metadata,
+      };
+    },
+    async createBook(request, reply) {
+      const base = baseUrlOf(request, publicBaseUrl);
+      const book = await books.create(request.body);
+      const resource = bookResource(base, book);
+      reply.code(201).type(HAL_CONTENT_TYPE).header('location', resource._links.self.href);
+      return resource;
+    },
+    async getBook(request, reply) {
+      const book = await books.get(request.params.id);
+      reply.type(HAL_CONTENT_TYPE);
+      return bookResource(baseUrlOf(request, publicBaseUrl), book);
+    },
+    async updateBook(request, reply) {
+      const book = await books.update(request.params.id, request.body);
+      reply.type(HAL_CONTENT_TYPE);
+      return bookResource(baseUrlOf(request, publicBaseUrl), book);
+    },
+    async deleteBook(request, reply) {
+      await books.delete(request.params.id);
+      reply.code(204);
+      return undefined;
+    },
+  };
+}

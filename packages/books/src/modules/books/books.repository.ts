@@ -1,0 +1,88 @@
+import type { Database } from '../../db/database.js';
+import { orderByClause, type PageRequest } from '../../http/pagination.js';
+import type { Book, BookFields, BookSortProperty } from './book.js';
+
+interface BookRow {
+  id: string;
+  title: string;
+  author: string;
+  synopsis: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = 'id, title, author, synopsis, created_at, updated_at';
+const SORT_COLUMNS: Record<BookSortProperty, string> = {
+  title: 'title',
+  author: 'author',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+};
+
+function bookFromRow(row: BookRow): Book {
+  return {
+    id: row.id,
+    title: row.title,
+    author: row.author,
+    synopsis: row.synopsis,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export type DeleteOutcome = 'deleted' | 'not_found' | 'has_active_reservations';
+
+export class BooksRepository {
+  constructor(private readonly db: Database) {}
+
+  async create(fields: BookFields): Promise<Book> {
+    const [row] = await this.db.query<BookRow>(
+      `insert into books (title, author, synopsis) values ($1, $2, $3) returning ${COLUMNS}`,
+      [fields.title, fields.author, fields.synopsis],
+    );
+    if (row === undefined) throw new Error('insert returned no row');
+    return bookFromRow(row);
+  }
+
+  async findById(id: string): Promise<Book | undefined> {
+    const [row] = await this.db.query<BookRow>(`select ${COLUMNS} from books where id = $1`, [id]);
+    return row === undefined ? undefined : bookFromRow(row);
+  }
+
+  async update(id: string, fields: BookFields): Promise<Book | undefined> {
+    const [row] = await this.db.query<BookRow>(
+      `update books set title = $2, author = $3, synopsis = $4, updated_at = now() where id = $1 returning ${COLUMNS}`,
+      [id, fields.title, fields.author, fields.synopsis],
+    );
+    return row === undefined ? undefined : bookFromRow(row);
+  }
+
+  async page(request: PageRequest<BookSortProperty>): Promise<{ items: Book[]; total: number }> {
+    const [rows, [count]] = await Promise.all([
+      this.db.query<BookRow>(
+        `select ${COLUMNS} from books ${orderByClause(request.sort, SORT_COLUMNS)} limit $1 offset $2`,
+        [request.size, request.page * request.size],
+      ),
+      this.db.query<{ total: number }>('select count(*)::int as total from books'),
+    ]);
+    return { items: rows.map(bookFromRow), total: count?.total ?? 0 };
+  }
+
+  /**
+   * Deletes the book unless it has ACTIVE reservations. The row lock conflicts with the key-share lock
+   * a concurrent reservation insert takes on the book, so no reservation can slip in between check and delete.
+   */
+  deleteUnlessActivelyReserved(id: string): Promise<DeleteOutcome> {
+    return this.db.transaction(async (tx) => {
+      const locked = await tx.query('select 1 from books where id = $1 for update', [id]);
+      if (locked.length === 0) return 'not_found';
+      const active = await tx.query(
+        "select 1 from reservations where book_id = $1 and status = 'ACTIVE' limit 1",
+        [id],
+      );
+      if (active.length > 0) return 'has_active_reservations';
+      await tx.query('delete from books where id = $1', [id]);
+      return 'deleted';
+    });
+  }
+}

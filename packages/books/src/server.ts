@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import { migrate } from './db/migrate.js';
+import { openDatabase } from './db/open.js';
+
+export interface RunningService {
+  app: FastifyInstance;
+  db: Database;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Opens the database, applies pending migrations, builds the app and listens. */
+export async function startService(config: Config): Promise<RunningService> {
+  const db = await openDatabase(config.database);
+  try {
+    await migrate(db);
+    const app = await buildApp({ config, db, logger: { level: config.logLevel } });
+    if (config.session.secretIsDevelopmentDefault) {
+      app.log.warn(
+        'SESSION_SECRET is not set: using the development default (refused when NODE_ENV=production)',
+      );
+    }
+    const url = await app.listen({ port: config.port, host: config.host });
+    return {
+      app,
+      db,
+      url,
+      async close() {
+        await app.close();
+        await db.close();
+      },
+    };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}

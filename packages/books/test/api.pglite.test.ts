@@ -1,0 +1,13 @@
+import { accessMatrixSuite } from './suites/access.js';
+import { concurrencySuite } from './suites/concurrency.js';
+import { paginationSuite } from './suites/pagination.js';
+import { reservationLifecycleSuite } from './suites/reservations.js';
+import { sessionsAndCsrfSuite } from './suites/sessions.js';
+import { validationSuite } from './suites/validation.js';
+
+accessMatrixSuite('pglite');
+reservationLifecycleSuite('pglite');
+paginationSuite('pglite');
+validationSuite('pglite');
+sessionsAndCsrfSuite('pglite');
+concurrencySuite('pglite');

@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import { loadContract, securityByOperation } from '../src/http/contract.js';
+import { packageRoot } from '../src/paths.js';
+
+const run = promisify(execFile);
+const bin = (name: string) => join(packageRoot, '..', '..', 'node_modules', '.bin', name);
+
+test('redocly lint passes on openapi.yaml (recommended rules plus problem details)', async () => {
+  const { stdout, stderr } = await run(bin('redocly'), ['lint', '--format=stylish', 'openapi/openapi.yaml'], {
+    cwd: packageRoot,
+    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+  });
+  assert.match(`${stdout}${stderr}`, /valid/i);
+});
+
+test('src/generated/api.ts is what openapi-typescript generates from the contract (no drift)', async () => {
+  // --check exits non-zero when the file on disk differs from a fresh generation.
+  await run(bin('openapi-typescript'), ['openapi/openapi.yaml', '-o', 'src/generated/api.ts', '--check'], {
+    cwd: packageRoot,
+  });
+});
+
+test('every unsafe operation requires the CSRF header scheme, every operation a session', () => {
+  const contract = loadContract();
+  for (const [path, item] of Object.entries(contract.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (!['get', 'post', 'put', 'delete', 'patch'].includes(method)) continue;
+      const { operationId } = operation as { operationId: string };
+      const security = securityByOperation(contract).get(operationId) ?? [];
+      assert.ok(security.length > 0, `${method} ${path} has no security`);
+      for (const requirement of security) {
+        assert.ok('sessionCookie' in requirement, `${operationId} must need a session`);
+        assert.equal('xsrfHeader' in requirement, method !== 'get', `${operationId} CSRF scheme`);
+      }
+    }
+  }
+});
