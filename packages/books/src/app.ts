@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { csrfProtection } from './auth/csrf.js';
+import { loginRoutes } from './auth/login/routes.js';
+import { OidcClient } from './auth/oidc/client.js';
 import { type Clock, SessionStore } from './auth/session-store.js';
 import { sessions } from './auth/sessions.js';
 import type { Config } from './config.js';
@@ -64,6 +66,10 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
   });
   app.addHook('onRequest', csrfProtection(config.publicBaseUrl));
 
+  await app.register(loginRoutes, {
+    oidc: new OidcClient(config.oidcProviders),
+    publicBaseUrl: config.publicBaseUrl,
+  });
   await app.register(apiDocs);
   await contractRoutes(app, {
     ...booksHandlers(new BooksService(new BooksRepository(db)), config.publicBaseUrl),

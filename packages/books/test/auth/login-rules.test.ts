@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loginPage } from '../../src/auth/login/login-page.js';
 import { safeReturnTo } from '../../src/auth/login/return-to.js';
-import { roleAtLogin } from '../../src/auth/login/roles.js';
 
 describe('safeReturnTo', () => {
   test('keeps paths on this service, with query and fragment', () => {
@@ -24,29 +23,6 @@ describe('safeReturnTo', () => {
       assert.equal(safeReturnTo(raw), '/', String(raw));
     }
     assert.equal(safeReturnTo(`/${'a'.repeat(3000)}`), '/');
-  });
-});
-
-describe('roleAtLogin', () => {
-  const admins = ['admin@example.com'];
-  const verified = (email: string) => ({ email, emailVerified: true });
-
-  test('a new user gets ROLE_USER, or ROLE_ADMIN when the verified email is listed', () => {
-    assert.equal(roleAtLogin(undefined, verified('alice@example.com'), admins), 'ROLE_USER');
-    assert.equal(roleAtLogin(undefined, verified('Admin@Example.com'), admins), 'ROLE_ADMIN');
-  });
-
-  test('an unverified or missing email never grants ROLE_ADMIN', () => {
-    assert.equal(
-      roleAtLogin(undefined, { email: 'admin@example.com', emailVerified: false }, admins),
-      'ROLE_USER',
-    );
-    assert.equal(roleAtLogin('ROLE_USER', { email: undefined, emailVerified: true }, admins), 'ROLE_USER');
-  });
-
-  test('the stored role is kept: the list promotes, it never demotes', () => {
-    assert.equal(roleAtLogin('ROLE_ADMIN', verified('alice@example.com'), admins), 'ROLE_ADMIN');
-    assert.equal(roleAtLogin('ROLE_USER', verified('admin@example.com'), admins), 'ROLE_ADMIN');
   });
 });
 

@@ -99,17 +99,14 @@ function providerSettings(id: string, env: NodeJS.ProcessEnv, production: boolea
 
 /**
  * Reads the login providers from the environment: `OIDC_PROVIDERS` lists their ids (default `dev`
- * outside production), and `OIDC_<ID>_ISSUER`, `_CLIENT_ID`, `_CLIENT_SECRET`, `_SCOPES` and `_NAME`
+ * outside production, none in production), and `OIDC_<ID>_ISSUER`, `_CLIENT_ID`, `_CLIENT_SECRET`, `_SCOPES` and `_NAME`
  * describe each one. `google` and (outside production) `dev` have defaults for what is not secret.
  */
 export function loadOidcProviders(env: NodeJS.ProcessEnv = process.env): OidcProviderSettings[] {
   const production = env.NODE_ENV === 'production';
+  // Production has no default: the service then runs without login, and says so at startup.
   const listed = env.OIDC_PROVIDERS?.trim() || (production ? '' : 'dev');
-  if (listed === '') {
-    throw invalid(
-      'OIDC_PROVIDERS is required in production: list the login providers, e.g. OIDC_PROVIDERS=google',
-    );
-  }
+  if (listed === '') return [];
   const ids = listed.split(',').map((id) => id.trim().toLowerCase());
   const seen = new Set<string>();
   return ids.map((id) => {
