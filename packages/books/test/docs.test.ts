@@ -27,6 +27,7 @@ test('GET /v3/api-docs.yaml serves the same contract as YAML', async () => {
 test('/swagger-ui.html leads to Swagger UI, whose assets come from the service itself', async () => {
   const redirect = await fetch(`${service.url}/swagger-ui.html`, { redirect: 'manual' });
   assert.equal(redirect.status, 302);
+  await redirect.arrayBuffer();
   const page = await fetch(new URL(redirect.headers.get('location') ?? '', service.url));
   assert.equal(page.status, 200);
   const html = await page.text();
@@ -37,6 +38,7 @@ test('/swagger-ui.html leads to Swagger UI, whose assets come from the service i
     assert.doesNotMatch(asset, /^https?:/, `asset ${asset} must be served offline`);
     const response = await fetch(new URL(asset, page.url));
     assert.equal(response.status, 200, asset);
+    await response.arrayBuffer();
   }
   const initializer = await (await fetch(`${service.url}/swagger-ui/static/swagger-initializer.js`)).text();
   assert.match(initializer, /v3\/api-docs/);

@@ -15,9 +15,12 @@ export interface MigrationResult {
  */
 export async function migrate(db: Database, dir = migrationsDir): Promise<MigrationResult> {
   const files = (await readdir(dir)).filter((name) => /^\d{3}_[a-z0-9_]+\.sql$/.test(name)).sort();
-  await db.exec(
-    'create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())',
-  );
+  await db.transaction(async (tx) => {
+    await tx.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+    await tx.exec(
+      'create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())',
+    );
+  });
   const applied: string[] = [];
   for (const name of files) {
     const sql = await readFile(`${dir}/${name}`, 'utf8');

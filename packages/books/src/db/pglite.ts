@@ -14,17 +14,25 @@ function queryable(target: PGlite | Transaction): Queryable {
   };
 }
 
-/**
- * Embedded PostgreSQL (WASM). `dataDir` undefined keeps everything in memory (tests).
- * PGlite has one connection: it queues statements and transactions itself.
- */
-export async function openPglite(dataDir: string | undefined): Promise<Database> {
-  if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true });
-  const pglite = await PGlite.create(dataDir === undefined ? {} : { dataDir });
+/** The Database interface over an open PGlite. PGlite has one connection and queues statements itself. */
+export function pgliteDatabase(pglite: PGlite): Database {
   return {
     driver: 'pglite',
     ...queryable(pglite),
     transaction: (work) => pglite.transaction((tx) => work(queryable(tx))),
     close: () => pglite.close(),
   };
+}
+
+/**
+ * Embedded PostgreSQL (WASM). `dataDir` undefined keeps everything in memory; `snapshot` (a
+ * `PGlite#dumpDataDir` blob) starts from a copy instead of an empty cluster, which skips initdb.
+ */
+export async function openPglite(dataDir: string | undefined, snapshot?: Blob): Promise<Database> {
+  if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true });
+  const pglite = await PGlite.create({
+    ...(dataDir === undefined ? {} : { dataDir }),
+    ...(snapshot === undefined ? {} : { loadDataDir: snapshot }),
+  });
+  return pgliteDatabase(pglite);
 }

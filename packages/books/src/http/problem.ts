@@ -1,22 +1,10 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type FailureKind } from '../errors.js';
+import type { Schemas } from './operations.js';
 
-export interface FieldError {
-  location: 'body' | 'query' | 'path' | 'header';
-  field: string;
-  message: string;
-}
-
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail?: string;
-  instance: string;
-  code: string;
-  requestId: string;
-  errors?: FieldError[];
-}
+/** The contract's problem details and per-field validation error (src/generated from openapi.yaml). */
+export type Problem = Schemas['Problem'];
+export type FieldError = Schemas['FieldError'];
 
 const STATUS_BY_KIND: Record<FailureKind, number> = {
   invalid: 400,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { PGlite } from '@electric-sql/pglite';
 import { databaseUrl } from '@platform/testkit';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
@@ -6,7 +7,7 @@ import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
-import { openPglite } from '../../src/db/pglite.js';
+import { openPglite, pgliteDatabase } from '../../src/db/pglite.js';
 import { openPostgres } from '../../src/db/postgres.js';
 
 export type Driver = 'pglite' | 'postgres';
@@ -26,10 +27,28 @@ export interface TestDatabase {
   dispose(): Promise<void>;
 }
 
-/** PGlite in memory (or in `dataDir`), or a fresh, uniquely named schema on the DATABASE_URL server. */
+let migratedSnapshot: Promise<Blob> | undefined;
+
+/** One migrated in-memory cluster per test process, copied for each test database (skips initdb). */
+function pgliteSnapshot(): Promise<Blob> {
+  migratedSnapshot ??= (async () => {
+    const pglite = await PGlite.create();
+    await migrate(pgliteDatabase(pglite));
+    const snapshot = await pglite.dumpDataDir('none');
+    await pglite.close();
+    return snapshot;
+  })();
+  return migratedSnapshot;
+}
+
+/**
+ * PGlite in memory (from a migrated snapshot) or in `dataDir` (migrated as the service does), or a
+ * fresh, uniquely named schema on the DATABASE_URL server.
+ */
 export async function openTestDatabase(driver: Driver, dataDir?: string): Promise<TestDatabase> {
   if (driver === 'pglite') {
-    const db = await openPglite(dataDir);
+    const db =
+      dataDir === undefined ? await openPglite(undefined, await pgliteSnapshot()) : await openPglite(dataDir);
     await migrate(db);
     return { db, dispose: () => db.close() };
   }

@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { migrate } from '../src/db/migrate.js';
+import { openTestDatabase, postgresSkip } from './support/service.js';
+
+test('concurrent migrators on one PostgreSQL schema apply each migration exactly once', {
+  skip: postgresSkip(),
+}, async () => {
+  const database = await openTestDatabase('postgres');
+  try {
+    await database.db.exec('drop table reservations, books, sessions, users, schema_migrations');
+    const results = await Promise.all([migrate(database.db), migrate(database.db), migrate(database.db)]);
+    assert.deepEqual(
+      results.flatMap((result) => result.applied),
+      ['001_init.sql'],
+    );
+    const tables = await database.db.query<{ name: string }>(
+      'select table_name as name from information_schema.tables where table_schema = current_schema() order by 1',
+    );
+    assert.deepEqual(
+      tables.map((row) => row.name),
+      ['books', 'reservations', 'schema_migrations', 'sessions', 'users'],
+    );
+  } finally {
+    await database.dispose();
+  }
+});
