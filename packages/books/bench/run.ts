@@ -42,8 +42,11 @@ async function postgresTarget(url: string): Promise<DatabaseTarget> {
   };
 }
 
-/** Logs in through the provider's form and the service's callback; returns the JSESSIONID value. */
-async function login(app: string): Promise<string> {
+/**
+ * Logs in through the provider's form and the service's callback. Returns the session id and the
+ * Cookie header a browser would then send (JSESSIONID and XSRF-TOKEN).
+ */
+async function login(app: string): Promise<{ sessionId: string; cookie: string }> {
   const browser = new CookieBrowser();
   const callback = await signInAtDevProvider(
     browser,
@@ -53,9 +56,12 @@ async function login(app: string): Promise<string> {
   );
   const landed = await browser.request(callback);
   if (landed.status !== 302) throw new Error(`login callback answered ${landed.status}`);
-  const session = (await browser.jar.getCookies(app)).find((cookie) => cookie.key === 'JSESSIONID');
-  if (!session) throw new Error('no JSESSIONID after login');
-  return session.value;
+  // Cookies ignore ports, so the jar also holds the provider's (same host): keep the service's two.
+  const cookies = await browser.jar.getCookies(app);
+  const value = (name: string) => cookies.find((cookie) => cookie.key === name)?.value;
+  const sessionId = value('JSESSIONID');
+  if (sessionId === undefined) throw new Error('no JSESSIONID after login');
+  return { sessionId, cookie: `JSESSIONID=${sessionId}; XSRF-TOKEN=${value('XSRF-TOKEN') ?? ''}` };
 }
 
 async function firstBookId(app: string, cookie: string): Promise<string> {
@@ -80,8 +86,7 @@ async function measure(target: DatabaseTarget, idpIssuer: string, appPort: numbe
     });
     servers.push(service);
     const app = `http://127.0.0.1:${service.port}`;
-    const sessionId = await login(app);
-    const cookie = `JSESSIONID=${sessionId}`;
+    const { sessionId, cookie } = await login(app);
     const [baseline, baselineWithSession] = await Promise.all([
       startBenchServer('baseline', target.env),
       startBenchServer('baseline', {
@@ -154,7 +159,7 @@ async function main(): Promise<void> {
 
   const command = loadCommand({
     url: 'http://127.0.0.1:<port>/books?page=0&size=20',
-    headers: { cookie: 'JSESSIONID=…' },
+    headers: { cookie: 'JSESSIONID=…; XSRF-TOKEN=…' },
     connections,
     durationSeconds,
   });
@@ -165,7 +170,8 @@ Each row is autocannon with ${connections} connections for ${durationSeconds} s 
 \`${command}\`. Load generator, servers and database share the machine. ${measurements.length} runs took ${Math.round((Date.now() - started) / 1000)} s in all.
 
 - **service**: the book service as \`npm start\` builds it (fastify, contract validation and serialisation, session
-  lookup, CSRF hook, HAL links), authenticated with a session from a real login at the development identity provider.
+  lookup through its 5 s in-process cache, CSRF hook, HAL links), authenticated with the cookies of a real login at the
+  development identity provider.
 - **raw baseline**: node:http and the same SQL (page + count, or one row by id), JSON out, no auth, no framework.
 - **raw baseline + session lookup**: the baseline plus the service's session query (HMAC of the cookie, primary-key
   probe joined with the user), to show what a session lookup costs by itself.
