@@ -7,7 +7,7 @@ import { freePort } from '@platform/testkit';
 import pg from 'pg';
 import { startDevIdentityProvider } from '../dev/identity-provider.js';
 import { CookieBrowser } from '../test/support/cookie-browser.js';
-import { signInAtDevProvider } from '../test/support/dev-login.js';
+import { signInThroughService } from '../test/support/dev-login.js';
 import { type LoadOptions, loadCommand, runLoad } from './load.js';
 import { type Measurement, machineLine, resultsTable, targetsChecklist } from './report.js';
 import { type BenchServer, startBenchServer } from './servers/spawn.js';
@@ -48,13 +48,7 @@ async function postgresTarget(url: string): Promise<DatabaseTarget> {
  */
 async function login(app: string): Promise<{ sessionId: string; cookie: string }> {
   const browser = new CookieBrowser();
-  const callback = await signInAtDevProvider(
-    browser,
-    `${app}/oauth2/authorization/dev`,
-    { username: 'alice', password: 'alice' },
-    `${app}/login/oauth2/code/dev`,
-  );
-  const landed = await browser.request(callback);
+  const landed = await browser.request(await signInThroughService(browser, app, 'alice'));
   if (landed.status !== 302) throw new Error(`login callback answered ${landed.status}`);
   // Cookies ignore ports, so the jar also holds the provider's (same host): keep the service's two.
   const cookies = await browser.jar.getCookies(app);

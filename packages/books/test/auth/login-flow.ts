@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CookieBrowser, formAction, hiddenInputs } from '../support/cookie-browser.js';
-import { signInAtDevProvider } from '../support/dev-login.js';
+import { signInAtDevProvider, signInThroughService } from '../support/dev-login.js';
 import { cookieIn, type LoginEnvironment, startLoginEnvironment } from '../support/login-environment.js';
 import type { Driver } from '../support/service.js';
 
@@ -125,12 +125,7 @@ export function loginFlowSuite(driver: Driver, skip: false | string = false) {
 
     test('a state mismatch is 401 and signs nobody in', async () => {
       const browser = new CookieBrowser();
-      const callback = await signInAtDevProvider(
-        browser,
-        `${env.app}/oauth2/authorization/dev`,
-        { username: 'alice', password: 'alice' },
-        env.callback,
-      );
+      const callback = await signInThroughService(browser, env.app, 'alice');
       callback.searchParams.set('state', 'forged-state');
       const response = await browser.request(callback, { headers: { accept: JSON_ACCEPT } });
       assert.equal(response.status, 401);
@@ -141,12 +136,7 @@ export function loginFlowSuite(driver: Driver, skip: false | string = false) {
 
     test('a browser sees the failure on the login page', async () => {
       const browser = new CookieBrowser();
-      const callback = await signInAtDevProvider(
-        browser,
-        `${env.app}/oauth2/authorization/dev`,
-        { username: 'alice', password: 'alice' },
-        env.callback,
-      );
+      const callback = await signInThroughService(browser, env.app, 'alice');
       callback.searchParams.set('state', 'forged-state');
       const response = await browser.request(callback, { headers: { accept: HTML } });
       assert.equal(response.status, 401);
@@ -158,12 +148,7 @@ export function loginFlowSuite(driver: Driver, skip: false | string = false) {
     test('a callback delivered to another browser (login CSRF) is 401', async () => {
       const victim = new CookieBrowser();
       const attacker = new CookieBrowser();
-      const callback = await signInAtDevProvider(
-        attacker,
-        `${env.app}/oauth2/authorization/dev`,
-        { username: 'bob', password: 'bob' },
-        env.callback,
-      );
+      const callback = await signInThroughService(attacker, env.app, 'bob');
       const response = await victim.request(callback, { headers: { accept: JSON_ACCEPT } });
       assert.equal(response.status, 401);
       assert.equal((await me(victim)).status, 401);
@@ -171,12 +156,7 @@ export function loginFlowSuite(driver: Driver, skip: false | string = false) {
 
     test('a replayed callback (the code again) is rejected', async () => {
       const browser = new CookieBrowser();
-      const callback = await signInAtDevProvider(
-        browser,
-        `${env.app}/oauth2/authorization/dev`,
-        { username: 'alice', password: 'alice' },
-        env.callback,
-      );
+      const callback = await signInThroughService(browser, env.app, 'alice');
       assert.equal((await browser.request(callback)).status, 302);
       const replay = await browser.request(callback, { headers: { accept: JSON_ACCEPT } });
       assert.equal(replay.status, 401);

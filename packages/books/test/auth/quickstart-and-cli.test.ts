@@ -11,7 +11,7 @@ import { openPglite } from '../../src/db/pglite.js';
 import { UsersRepository } from '../../src/modules/users/users.repository.js';
 import { packageRoot } from '../../src/paths.js';
 import { CookieBrowser } from '../support/cookie-browser.js';
-import { signInAtDevProvider } from '../support/dev-login.js';
+import { signInThroughService } from '../support/dev-login.js';
 
 const tsx = join(packageRoot, '..', '..', 'node_modules', '.bin', 'tsx');
 const dataDir = await mkdtemp(join(tmpdir(), 'books-users-'));
@@ -87,13 +87,7 @@ test('the quickstart serves the service and the development provider: login work
     await waitForPort(port, '127.0.0.1', 60_000);
     const app = `http://127.0.0.1:${port}`;
     const browser = new CookieBrowser();
-    const callback = await signInAtDevProvider(
-      browser,
-      `${app}/oauth2/authorization/dev`,
-      { username: 'admin', password: 'admin' },
-      `${app}/login/oauth2/code/dev`,
-    );
-    assert.equal((await browser.request(callback)).status, 302);
+    assert.equal((await browser.request(await signInThroughService(browser, app, 'admin'))).status, 302);
     const me = await browser.request(`${app}/me`, { headers: { accept: 'application/json' } });
     assert.equal(me.status, 200);
     assert.equal(

@@ -24,3 +24,16 @@ export async function signInAtDevProvider(
   }
   return submitted.stoppedAt;
 }
+
+/**
+ * Starts a login at the book service (`/oauth2/authorization/dev`) and signs in at the development
+ * provider as `username` (whose password is the username); returns the callback URL, unfetched.
+ */
+export function signInThroughService(browser: CookieBrowser, app: string, username: string): Promise<URL> {
+  return signInAtDevProvider(
+    browser,
+    `${app}/oauth2/authorization/dev`,
+    { username, password: username },
+    `${app}/login/oauth2/code/dev`,
+  );
+}

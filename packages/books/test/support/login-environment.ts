@@ -2,7 +2,7 @@ import { freePort } from '@platform/testkit';
 import { type DevAccount, defaultDevAccounts } from '../../dev/accounts.js';
 import { type DevIdentityProvider, startDevIdentityProvider } from '../../dev/identity-provider.js';
 import type { CookieBrowser } from './cookie-browser.js';
-import { signInAtDevProvider } from './dev-login.js';
+import { signInThroughService } from './dev-login.js';
 import { type Driver, startTestService, type TestService } from './service.js';
 
 /** An account whose email is in ADMIN_EMAILS but not verified: it must not become admin. */
@@ -56,13 +56,7 @@ export async function startLoginEnvironment(driver: Driver): Promise<LoginEnviro
     app: service.url,
     callback,
     async login(browser, username) {
-      const url = await signInAtDevProvider(
-        browser,
-        `${service.url}/oauth2/authorization/dev`,
-        { username, password: username },
-        callback,
-      );
-      return browser.request(url);
+      return browser.request(await signInThroughService(browser, service.url, username));
     },
     async close() {
       await idp.close();
