@@ -13,7 +13,7 @@ export interface DevIdentityProviderOptions {
   port?: number;
   /** Public issuer URL, when it differs from `http://{host}:{port}` (e.g. behind a proxy). */
   issuer?: string;
-  /** Base URLs of the book service; each gets `{base}/login/oauth2/code/dev` as redirect URI. Default `http://localhost:3000`. */
+  /** Base URLs of the book service; each gets `{base}/login/oauth2/code/dev` as redirect URI. Default `localClientBaseUrls(3000)`. */
   clientBaseUrls?: readonly string[];
   clientId?: string;
   clientSecret?: string;
@@ -39,6 +39,11 @@ export class DevIdentityProviderError extends Error {
 /** The client id and secret the quickstart's books service uses with this provider (development only). */
 export const devClient = { clientId: 'books', clientSecret: 'books-dev-secret' } as const;
 export const devProviderId = 'dev';
+
+/** The service on this machine, by either loopback name a browser may use: the redirect URI must match exactly. */
+export function localClientBaseUrls(port: number): string[] {
+  return [`http://localhost:${port}`, `http://127.0.0.1:${port}`];
+}
 const scopes = 'openid email profile';
 
 function providerConfiguration(
@@ -172,7 +177,7 @@ export async function startDevIdentityProvider(
     issuer,
     providerConfiguration({
       accounts: options.accounts ?? defaultDevAccounts,
-      clientBaseUrls: options.clientBaseUrls ?? ['http://localhost:3000'],
+      clientBaseUrls: options.clientBaseUrls ?? localClientBaseUrls(3000),
       clientId: options.clientId ?? devClient.clientId,
       clientSecret: options.clientSecret ?? devClient.clientSecret,
     }),

@@ -15,11 +15,9 @@ function localDevProvider(config: Config): OidcProviderSettings | undefined {
 
 async function startLocalIdentityProvider(config: Config, dev: OidcProviderSettings) {
   // Imported only here: production never loads oidc-provider.
-  const { startDevIdentityProvider } = await import('./identity-provider.js');
+  const { localClientBaseUrls, startDevIdentityProvider } = await import('./identity-provider.js');
   const clientBaseUrls =
-    config.publicBaseUrl !== undefined
-      ? [config.publicBaseUrl]
-      : [`http://localhost:${config.port}`, `http://127.0.0.1:${config.port}`];
+    config.publicBaseUrl !== undefined ? [config.publicBaseUrl] : localClientBaseUrls(config.port);
   return startDevIdentityProvider({
     host: dev.issuer.hostname.replace(/^\[|\]$/g, ''),
     port: Number(dev.issuer.port || 80),
