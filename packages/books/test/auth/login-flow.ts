@@ -27,6 +27,8 @@ export function loginFlowSuite(driver: Driver, skip: false | string = false) {
       const browser = new CookieBrowser();
       const callback = await env.login(browser, username);
       assert.equal(callback.status, 302);
+      // Nothing was saved before this login: the service has no home page, so Swagger UI it is.
+      assert.equal(callback.headers.get('location'), `${env.app}/swagger-ui.html`);
       return browser;
     }
 

@@ -33,7 +33,8 @@ const STATUS_BY_OIDC_CODE: Partial<Record<OidcError['code'], number>> = {
 
 function loginFailure(request: FastifyRequest, reply: FastifyReply, error: OidcError, oidc: OidcClient) {
   const status = STATUS_BY_OIDC_CODE[error.code] ?? 401;
-  request.log.warn({ code: error.code, cause: error.cause }, `login failed: ${error.message}`);
+  // Not the cause: it can carry the callback's parameters, authorization code included.
+  request.log.warn({ code: error.code }, `login failed: ${error.message}`);
   if (prefersHtml(request)) {
     const providers = oidc.providers();
     return reply
