@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import * as oidc from 'openid-client';
 import { OidcError } from './errors.js';
-import type { OidcProviderSettings } from './settings.js';
+import { type OidcProviderSettings, providerVariable } from './settings.js';
 
 /** What the service keeps in the (pre-login) session between redirect and callback. */
 export interface PendingAuthorization {
@@ -106,7 +106,7 @@ export class OidcClient {
           this.discovered.delete(providerId);
           throw new OidcError(
             'OIDC_DISCOVERY_FAILED',
-            `cannot discover the OpenID provider '${providerId}' at ${settings.issuer.href}: ${describe(error)}. Check OIDC_${providerId.toUpperCase()}_ISSUER and that the provider is reachable.`,
+            `cannot discover the OpenID provider '${providerId}' at ${settings.issuer.href}: ${describe(error)}. Check ${providerVariable(providerId, 'ISSUER')} and that the provider is reachable.`,
             { cause: error },
           );
         });
