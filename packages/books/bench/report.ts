@@ -1,4 +1,4 @@
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import type { LoadResult } from './load.js';
 
 export interface Measurement {
@@ -14,7 +14,9 @@ const format = (value: number, digits = 0) => value.toFixed(digits);
 
 export function machineLine(): string {
   const cores = cpus();
-  return `${cores.length} cores (${cores[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, ${process.platform}`;
+  // The load average says how much else was running: on a shared machine it explains noisy numbers.
+  const [load] = loadavg();
+  return `${cores.length} cores (${cores[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, ${process.platform}, load average ${load?.toFixed(1)} at the end`;
 }
 
 /** The Markdown table of all runs, in the order they ran. */
