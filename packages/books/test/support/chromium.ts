@@ -1,8 +1,5 @@
-import { serviceSkip } from '@platform/testkit';
+import { requireBinary, serviceSkip } from '@platform/testkit';
 import { type Browser, chromium } from 'playwright-core';
-
-/** Debian's chromium, installed by scripts/browsers.sh; playwright-core downloads no browser. */
-const executablePath = '/usr/bin/chromium';
 
 // Headless, sandbox-free (containers), and quiet: no background traffic to anything but loopback.
 const args = [
@@ -21,6 +18,9 @@ export function chromiumSkip(): false | string {
   return serviceSkip('chromium', 'chromium');
 }
 
+/** Debian's chromium (scripts/browsers.sh installs it); playwright-core downloads no browser. */
 export function launchChromium(): Promise<Browser> {
+  const executablePath = requireBinary('chromium', 'chromium');
+  if (typeof executablePath !== 'string') throw new Error(executablePath.message);
   return chromium.launch({ executablePath, args, headless: true, timeout: 30_000 });
 }
