@@ -1,17 +1,29 @@
 #!/usr/bin/env node
-// The books command: `books serve` (default) runs the service; `books migrate` applies the SQL migrations.
+// The books command: `books serve` (default) runs the service; `books migrate` applies the SQL migrations;
+// `books users promote|demote <email>` changes a user's role.
+import { withLocalEnv } from '../src/auth/oidc/local-env.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { migrate } from '../src/db/migrate.js';
 import { openDatabase } from '../src/db/open.js';
+import type { Role } from '../src/modules/users/user.js';
+import { UsersRepository } from '../src/modules/users/users.repository.js';
 import { startService } from '../src/server.js';
 
-const USAGE = `usage: books [serve|migrate]
-  serve    run the HTTP service (applies pending migrations first)   [default]
-  migrate  apply pending SQL migrations to DATABASE_URL and exit
-Configuration comes from the environment; see packages/books/README.md.`;
+const USAGE = `usage: books [serve|migrate|users promote <email>|users demote <email>]
+  serve                 run the HTTP service (applies pending migrations first)   [default]
+  migrate               apply pending SQL migrations to DATABASE_URL and exit
+  users promote <email> give ROLE_ADMIN to the user(s) with this email
+  users demote <email>  set the user(s) with this email back to ROLE_USER
+Configuration comes from the environment and ./.env.local; see packages/books/README.md.`;
 
-async function serve(): Promise<void> {
-  const service = await startService(loadConfig());
+class UsageError extends Error {}
+
+/** The environment, with the untracked ./.env.local (login provider secrets) underneath. */
+const config = () => loadConfig(withLocalEnv());
+
+async function serve(args: string[]): Promise<void> {
+  if (args.length > 0) throw new UsageError('serve takes no arguments');
+  const service = await startService(config());
   const stop = async () => {
     await service.close();
     process.exit(0);
@@ -20,8 +32,9 @@ async function serve(): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-async function migrateCommand(): Promise<void> {
-  const db = await openDatabase(loadConfig().database);
+async function migrateCommand(args: string[]): Promise<void> {
+  if (args.length > 0) throw new UsageError('migrate takes no arguments');
+  const db = await openDatabase(config().database);
   try {
     const { applied } = await migrate(db);
     console.log(
@@ -32,22 +45,54 @@ async function migrateCommand(): Promise<void> {
   }
 }
 
-const commands: Record<string, () => Promise<void>> = { serve, migrate: migrateCommand };
+const ROLE_BY_ACTION: Record<string, Role> = { promote: 'ROLE_ADMIN', demote: 'ROLE_USER' };
+
+async function usersCommand(args: string[]): Promise<void> {
+  const [action = '', email, ...rest] = args;
+  const role = ROLE_BY_ACTION[action];
+  if (role === undefined || email === undefined || rest.length > 0) {
+    throw new UsageError('users needs promote or demote, then one email');
+  }
+  if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError(`'${email}' is not an email address`);
+  const db = await openDatabase(config().database);
+  try {
+    await migrate(db);
+    const changed = await new UsersRepository(db, []).setRoleByEmail(email, role);
+    if (changed === 0) {
+      console.error(`books: no user with email ${email}; the user must log in once first`);
+      process.exitCode = 1;
+      return;
+    }
+    console.log(`books: ${email} is now ${role} (${changed} user${changed === 1 ? '' : 's'})`);
+  } finally {
+    await db.close();
+  }
+}
+
+const commands: Record<string, (args: string[]) => Promise<void>> = {
+  serve,
+  migrate: migrateCommand,
+  users: usersCommand,
+};
 
 async function main(args: string[]): Promise<void> {
-  const [name = 'serve'] = args;
+  const [name = 'serve', ...rest] = args;
   const command = commands[name];
-  if (command === undefined || args.length > 1) {
-    console.error(
-      args.includes('--help') || args.includes('-h') ? USAGE : `books: unknown arguments\n${USAGE}`,
-    );
+  const help = args.includes('--help') || args.includes('-h');
+  if (command === undefined || help) {
+    console.error(help ? USAGE : `books: unknown command '${name}'\n${USAGE}`);
     process.exitCode = 2;
     return;
   }
-  await command();
+  await command(rest);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    console.error(`books: ${error.message}\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
   if (error instanceof ConfigError) console.error(`books: ${error.message}`);
   else console.error('books: failed:', error);
   process.exit(1);

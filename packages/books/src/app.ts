@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { csrfProtection } from './auth/csrf.js';
-import { type Clock, SessionStore } from './auth/session-store.js';
+import { loginRoutes } from './auth/login/routes.js';
+import { OidcClient } from './auth/oidc/client.js';
+import { CachingSessionStore } from './auth/session-cache.js';
+import type { Clock } from './auth/session-store.js';
 import { sessions } from './auth/sessions.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
@@ -59,11 +62,15 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
   app.decorate('users', users);
   await app.register(fastifyCookie);
   await app.register(sessions, {
-    store: new SessionStore(db, config.session.secret, config.session.idleTimeoutMs, clock),
+    store: new CachingSessionStore(db, config.session.secret, config.session.idleTimeoutMs, clock),
     publicBaseUrl: config.publicBaseUrl,
   });
   app.addHook('onRequest', csrfProtection(config.publicBaseUrl));
 
+  await app.register(loginRoutes, {
+    oidc: new OidcClient(config.oidcProviders),
+    publicBaseUrl: config.publicBaseUrl,
+  });
   await app.register(apiDocs);
   await contractRoutes(app, {
     ...booksHandlers(new BooksService(new BooksRepository(db)), config.publicBaseUrl),

@@ -1,4 +1,6 @@
 import { resolve } from 'node:path';
+import { OidcError } from './auth/oidc/errors.js';
+import { loadOidcProviders, type OidcProviderSettings } from './auth/oidc/settings.js';
 
 export type DatabaseConfig =
   | { driver: 'pglite' /** undefined = in memory */; dataDir: string | undefined }
@@ -21,6 +23,8 @@ export interface Config {
   /** Verified emails that get ROLE_ADMIN at login, lower-cased. */
   adminEmails: string[];
   session: SessionConfig;
+  /** Login providers (OIDC_PROVIDERS, OIDC_<ID>_*); see .env.example. */
+  oidcProviders: OidcProviderSettings[];
   production: boolean;
   logLevel: string;
 }
@@ -163,6 +167,15 @@ function parseLogLevel(raw: string | undefined): string {
   return raw;
 }
 
+function parseOidcProviders(env: NodeJS.ProcessEnv): OidcProviderSettings[] {
+  try {
+    return loadOidcProviders(env);
+  } catch (error) {
+    if (error instanceof OidcError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
 /** Reads and validates the service configuration from the environment. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === 'production';
@@ -174,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     database: parseDatabase(env),
     adminEmails: parseAdminEmails(env.ADMIN_EMAILS),
     session: parseSession(env, production),
+    oidcProviders: parseOidcProviders(env),
     production,
     logLevel: parseLogLevel(env.LOG_LEVEL),
   };

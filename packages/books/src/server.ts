@@ -23,6 +23,9 @@ export async function startService(config: Config): Promise<RunningService> {
         'SESSION_SECRET is not set: using the development default (refused when NODE_ENV=production)',
       );
     }
+    if (config.oidcProviders.length === 0) {
+      app.log.warn('no login provider is configured (OIDC_PROVIDERS): nobody can sign in; see .env.example');
+    }
     const url = await app.listen({ port: config.port, host: config.host });
     return {
       app,

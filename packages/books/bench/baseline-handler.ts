@@ -1,0 +1,63 @@
+import { createHmac } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** Runs one parameterised statement; implemented over a pg pool or a PGlite instance. */
+export type RunQuery = (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
+
+// The same statements the service's book repository runs for these two requests (title order, id tie-break).
+export const pageSql =
+  'select id, title, author, synopsis, created_at, updated_at from books order by title asc, id asc limit $1 offset $2';
+export const countSql = 'select count(*)::int as total from books';
+export const byIdSql = 'select id, title, author, synopsis, created_at, updated_at from books where id = $1';
+// The service's session lookup, reduced to what authorization needs: one primary-key probe joined with the user.
+export const sessionSql =
+  'select s.user_id, u.role from sessions s join users u on u.id = s.user_id where s.id_hash = $1 and s.expires_at > now()';
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const json = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
+  res.end(json);
+}
+
+function sessionCookie(req: IncomingMessage): string | undefined {
+  return /(?:^|;\s*)JSESSIONID=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
+}
+
+/**
+ * The baseline: the least code that answers the two benchmarked requests from the database, with
+ * no framework, validation or links. With `sessionSecret` it first looks the session up as the
+ * service stores it (HMAC of the cookie), which isolates what a session lookup costs.
+ */
+export function baselineHandler(run: RunQuery, options: { sessionSecret?: string | undefined } = {}) {
+  const { sessionSecret } = options;
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    try {
+      if (sessionSecret !== undefined) {
+        const id = sessionCookie(req) ?? '';
+        const idHash = createHmac('sha256', sessionSecret).update(id).digest('base64url');
+        const [session] = await run(sessionSql, [idHash]);
+        if (!session) {
+          send(res, 401, { error: 'no session' });
+          return;
+        }
+      }
+      const url = new URL(req.url ?? '/', 'http://baseline');
+      if (url.pathname === '/books') {
+        const size = Number(url.searchParams.get('size') ?? 20);
+        const page = Number(url.searchParams.get('page') ?? 0);
+        const [rows, count] = await Promise.all([run(pageSql, [size, page * size]), run(countSql, [])]);
+        send(res, 200, { books: rows, total: count[0]?.total });
+        return;
+      }
+      const id = /^\/books\/([0-9a-f-]{36})$/.exec(url.pathname)?.[1];
+      if (id) {
+        const [book] = await run(byIdSql, [id]);
+        send(res, book ? 200 : 404, book ?? { error: 'not found' });
+        return;
+      }
+      send(res, 404, { error: 'not found' });
+    } catch (error) {
+      send(res, 500, { error: (error as Error).message });
+    }
+  };
+}

@@ -1,0 +1,184 @@
+// `npm run bench -w packages/books`: the book service against a raw node:http baseline running the
+// same SQL, on PGlite and (with DATABASE_URL) PostgreSQL, authenticated through a real login at the
+// development identity provider. Bounded: about 6 s per run, 12 runs. Writes bench/RESULTS.md.
+import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { freePort } from '@platform/testkit';
+import pg from 'pg';
+import { startDevIdentityProvider } from '../dev/identity-provider.js';
+import { CookieBrowser } from '../test/support/cookie-browser.js';
+import { signInThroughService } from '../test/support/dev-login.js';
+import { type LoadOptions, loadCommand, runLoad } from './load.js';
+import { type Measurement, machineLine, resultsTable, targetsChecklist } from './report.js';
+import { type BenchServer, startBenchServer } from './servers/spawn.js';
+
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const durationSeconds = Number(process.env.BENCH_DURATION ?? 5);
+const warmupSeconds = 1;
+const sessionSecret = randomBytes(32).toString('base64url');
+
+interface DatabaseTarget {
+  label: string;
+  /** Server environment selecting the database (empty: in-memory PGlite per process). */
+  env: NodeJS.ProcessEnv;
+  cleanup(): Promise<void>;
+}
+
+async function postgresTarget(url: string): Promise<DatabaseTarget> {
+  const schema = `books_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  return {
+    label: 'PostgreSQL',
+    env: { BENCH_PG_URL: url, BENCH_PG_SCHEMA: schema },
+    async cleanup() {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`drop schema ${schema} cascade`);
+      await client.end();
+    },
+  };
+}
+
+/**
+ * Logs in through the provider's form and the service's callback. Returns the session id and the
+ * Cookie header a browser would then send (JSESSIONID and XSRF-TOKEN).
+ */
+async function login(app: string): Promise<{ sessionId: string; cookie: string }> {
+  const browser = new CookieBrowser();
+  const landed = await browser.request(await signInThroughService(browser, app, 'alice'));
+  if (landed.status !== 302) throw new Error(`login callback answered ${landed.status}`);
+  // Cookies ignore ports, so the jar also holds the provider's (same host): keep the service's two.
+  const cookies = await browser.jar.getCookies(app);
+  const value = (name: string) => cookies.find((cookie) => cookie.key === name)?.value;
+  const sessionId = value('JSESSIONID');
+  if (sessionId === undefined) throw new Error('no JSESSIONID after login');
+  return { sessionId, cookie: `JSESSIONID=${sessionId}; XSRF-TOKEN=${value('XSRF-TOKEN') ?? ''}` };
+}
+
+async function firstBookId(app: string, cookie: string): Promise<string> {
+  const response = await fetch(`${app}/books?page=0&size=1`, {
+    headers: { cookie, accept: 'application/json' },
+  });
+  const page = (await response.json()) as { _embedded?: { books?: { id: string }[] } };
+  const id = page._embedded?.books?.[0]?.id;
+  if (id === undefined) throw new Error(`GET /books answered ${response.status} without books`);
+  return id;
+}
+
+async function measure(target: DatabaseTarget, idpIssuer: string, appPort: number): Promise<Measurement[]> {
+  const servers: BenchServer[] = [];
+  try {
+    const service = await startBenchServer('service', {
+      ...target.env,
+      PORT: String(appPort),
+      SESSION_SECRET: sessionSecret,
+      OIDC_PROVIDERS: 'dev',
+      OIDC_DEV_ISSUER: idpIssuer,
+    });
+    servers.push(service);
+    const app = `http://127.0.0.1:${service.port}`;
+    const { sessionId, cookie } = await login(app);
+    const [baseline, baselineWithSession] = await Promise.all([
+      startBenchServer('baseline', target.env),
+      startBenchServer('baseline', {
+        ...target.env,
+        BASELINE_SESSION_SECRET: sessionSecret,
+        BASELINE_SESSION_ID: sessionId,
+      }),
+    ]);
+    servers.push(baseline, baselineWithSession);
+    const bookId = await firstBookId(app, cookie);
+
+    const requests = [`/books?page=0&size=20`, `/books/${bookId}`];
+    const contenders = [
+      { name: 'raw baseline', port: baseline.port },
+      { name: 'raw baseline + session lookup', port: baselineWithSession.port },
+      { name: 'service', port: service.port },
+    ];
+    const measurements: Measurement[] = [];
+    for (const path of requests) {
+      let baselineRate = 0;
+      for (const contender of contenders) {
+        const options: LoadOptions = {
+          url: `http://127.0.0.1:${contender.port}${path}`,
+          headers: { cookie, accept: 'application/json' },
+          connections,
+          durationSeconds,
+        };
+        await runLoad({ ...options, durationSeconds: warmupSeconds });
+        const result = await runLoad(options);
+        if (contender.name === 'raw baseline') baselineRate = result.requestsPerSecond;
+        const request = path.startsWith('/books?') ? 'GET /books?page=0&size=20' : 'GET /books/{id}';
+        measurements.push({
+          database: target.label,
+          request,
+          server: contender.name,
+          result,
+          ratio: baselineRate === 0 ? 0 : result.requestsPerSecond / baselineRate,
+        });
+        process.stderr.write(
+          `bench: ${target.label} ${request} ${contender.name}: ${result.requestsPerSecond.toFixed(0)} req/s\n`,
+        );
+      }
+    }
+    return measurements;
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+    await target.cleanup();
+  }
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const appPort = await freePort();
+  const idp = await startDevIdentityProvider({
+    host: '127.0.0.1',
+    port: 0,
+    clientBaseUrls: [`http://127.0.0.1:${appPort}`],
+  });
+  const targets: DatabaseTarget[] = [{ label: 'PGlite', env: {}, cleanup: async () => {} }];
+  const url = process.env.DATABASE_URL;
+  if (url) targets.push(await postgresTarget(url));
+  else process.stderr.write('bench: DATABASE_URL is not set, so PostgreSQL is not measured\n');
+
+  const measurements: Measurement[] = [];
+  try {
+    for (const target of targets) measurements.push(...(await measure(target, idp.issuer, appPort)));
+  } finally {
+    await idp.close();
+  }
+
+  const command = loadCommand({
+    url: 'http://127.0.0.1:<port>/books?page=0&size=20',
+    headers: { cookie: 'JSESSIONID=…; XSRF-TOKEN=…' },
+    connections,
+    durationSeconds,
+  });
+  const report = `# Book service benchmark
+
+Run: \`${process.env.DATABASE_URL ? 'DATABASE_URL=postgres://… ' : ''}npm run bench -w packages/books\` on ${new Date().toISOString().slice(0, 10)}, ${machineLine()}.
+Each row is autocannon with ${connections} connections for ${durationSeconds} s after a ${warmupSeconds} s warm-up, equivalent to
+\`${command}\`. Load generator, servers and database share the machine. ${measurements.length} runs took ${Math.round((Date.now() - started) / 1000)} s in all.
+
+- **service**: the book service as \`npm start\` builds it (fastify, contract validation and serialisation, session
+  lookup through its 5 s in-process cache, CSRF hook, HAL links), authenticated with the cookies of a real login at the
+  development identity provider.
+- **raw baseline**: node:http and the same SQL (page + count, or one row by id), JSON out, no auth, no framework.
+- **raw baseline + session lookup**: the baseline plus the service's session query (HMAC of the cookie, primary-key
+  probe joined with the user), to show what a session lookup costs by itself.
+- 10,000 books; PGlite is in memory, one per server process; PostgreSQL is a fresh schema on DATABASE_URL.
+
+${resultsTable(measurements)}
+
+Targets:
+
+${targetsChecklist(measurements, connections)}
+`;
+  console.log(report);
+  await writeFile(new URL('./RESULTS.md', import.meta.url), report);
+}
+
+await main();

@@ -1,0 +1,78 @@
+import type { Queryable } from '../db/database.js';
+import { type Clock, type Session, SessionStore } from './session-store.js';
+
+export interface SessionCacheOptions {
+  /** How long a looked-up session is served from memory. Default 5 s; 0 turns the cache off. */
+  ttlMs?: number;
+  /** Upper bound on cached sessions; the oldest entry goes first. Default 10,000. */
+  maxEntries?: number;
+}
+
+interface Entry {
+  session: Session;
+  cachedUntil: number;
+}
+
+/**
+ * The session store with a short in-process cache in front of `find`, so an authenticated request
+ * does not pay a database round trip for its session on every call (the benchmark showed that round
+ * trip halving the throughput of a cheap request). What this process changes (logout, data, the idle
+ * slide) updates the cache at once; the idle timeout is still checked on every hit. A logout or role
+ * change made by ANOTHER process is seen within `ttlMs`.
+ */
+export class CachingSessionStore extends SessionStore {
+  private readonly entries = new Map<string, Entry>();
+  private readonly ttlMs: number;
+  private readonly maxEntries: number;
+
+  constructor(
+    db: Queryable,
+    secret: string,
+    idleTimeoutMs: number,
+    private readonly now: Clock = Date.now,
+    options: SessionCacheOptions = {},
+  ) {
+    super(db, secret, idleTimeoutMs, now);
+    this.ttlMs = options.ttlMs ?? 5000;
+    this.maxEntries = options.maxEntries ?? 10_000;
+  }
+
+  // Each request gets its own copy: handlers replace `data` and `expiresAt` on the object they hold.
+  private remember(session: Session): void {
+    if (this.ttlMs <= 0) return;
+    this.entries.delete(session.idHash);
+    if (this.entries.size >= this.maxEntries) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+    this.entries.set(session.idHash, { session: { ...session }, cachedUntil: this.now() + this.ttlMs });
+  }
+
+  override async find(id: string): Promise<Session | undefined> {
+    const idHash = this.hashId(id);
+    const entry = this.entries.get(idHash);
+    const now = this.now();
+    if (entry !== undefined && entry.cachedUntil > now && entry.session.expiresAt.getTime() > now) {
+      return { ...entry.session };
+    }
+    this.entries.delete(idHash);
+    const session = await super.find(id);
+    if (session !== undefined) this.remember(session);
+    return session;
+  }
+
+  override async touch(session: Session): Promise<void> {
+    await super.touch(session);
+    if (this.entries.has(session.idHash)) this.remember(session);
+  }
+
+  override async saveData(session: Session): Promise<void> {
+    await super.saveData(session);
+    if (this.entries.has(session.idHash)) this.remember(session);
+  }
+
+  override async delete(idHash: string): Promise<void> {
+    this.entries.delete(idHash);
+    await super.delete(idHash);
+  }
+}

@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { chromiumSkip, launchChromium } from '../support/chromium.js';
+import { ApiClient } from '../support/client.js';
+import { createBook } from '../support/fixtures-api.js';
+import { type LoginEnvironment, startLoginEnvironment } from '../support/login-environment.js';
+import { createTestSession } from '../support/test-sessions.js';
+
+const skip = chromiumSkip();
+let env: LoginEnvironment;
+let browser: Browser;
+
+before(async () => {
+  if (skip) return;
+  env = await startLoginEnvironment('pglite');
+  browser = await launchChromium();
+});
+after(async () => {
+  await browser?.close();
+  await env?.close();
+});
+
+test('in Chromium: log in through the provider page, reserve a book with fetch, log out', {
+  skip,
+}, async () => {
+  const book = await createBook(
+    new ApiClient(env.app),
+    await createTestSession(env.service.app, { role: 'ROLE_ADMIN' }),
+  );
+  const context = await browser.newContext();
+  const page = await context.newPage();
+
+  // A protected page sends the browser to the login page, which links the provider.
+  await page.goto(`${env.app}/books/${book.id}`);
+  assert.equal(page.url(), `${env.app}/login`);
+  await page.getByRole('link', { name: 'Development sign-in' }).click();
+
+  // The provider's own page: type the credentials it lists.
+  await page.waitForURL(`${env.idp.issuer}/interaction/**`);
+  await page.getByLabel('Username').fill('alice');
+  await page.getByLabel('Password').fill('alice');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+
+  // Back at the URL the browser first asked for, now signed in.
+  await page.waitForURL(`${env.app}/books/${book.id}`);
+  assert.match((await page.textContent('body')) ?? '', new RegExp(book.title));
+  const cookies = await context.cookies(env.app);
+  const session = cookies.find((cookie) => cookie.name === 'JSESSIONID');
+  assert.equal(session?.httpOnly, true);
+  assert.equal(session?.sameSite, 'Lax');
+  // Not HttpOnly: the page's own script reads it to fill the header, as Spring's CookieCsrfTokenRepository expects.
+  const xsrfCookie = cookies.find((cookie) => cookie.name === 'XSRF-TOKEN');
+  assert.equal(xsrfCookie?.httpOnly, false);
+  const xsrf = xsrfCookie?.value ?? '';
+
+  // The page's script reserves the book, echoing the XSRF-TOKEN cookie in the header.
+  const reservation = await page.evaluate(
+    async ({ bookId, xsrf }) => {
+      const response = await fetch(`/books/${bookId}/reservations`, {
+        method: 'POST',
+        headers: { 'X-XSRF-TOKEN': xsrf, accept: 'application/json' },
+      });
+      return { status: response.status, body: (await response.json()) as { status: string; bookId: string } };
+    },
+    { bookId: book.id as string, xsrf },
+  );
+  assert.equal(reservation.status, 201, JSON.stringify(reservation.body));
+  assert.equal(reservation.body.status, 'ACTIVE');
+  assert.equal(reservation.body.bookId, book.id);
+
+  // Logging out: the service ends the session and hands over the provider's end-session URL.
+  const logout = await page.evaluate(async (xsrf) => {
+    const response = await fetch('/logout', { method: 'POST', headers: { 'X-XSRF-TOKEN': xsrf } });
+    return { status: response.status, body: (await response.json()) as { logoutUrl: string } };
+  }, xsrf);
+  assert.equal(logout.status, 200);
+  await page.goto(logout.body.logoutUrl);
+  await page.waitForURL(`${env.app}/login?logout`);
+  assert.match((await page.textContent('body')) ?? '', /You have been signed out/);
+
+  const afterLogout = await page.evaluate(
+    async () => (await fetch('/me', { headers: { accept: 'application/json' } })).status,
+  );
+  assert.equal(afterLogout, 401);
+  await context.close();
+});

@@ -1,0 +1,3 @@
+import { loginFlowSuite } from './login-flow.js';
+
+loginFlowSuite('pglite');

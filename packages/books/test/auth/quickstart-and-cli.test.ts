@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { promisify } from 'node:util';
+import { freePort, spawnManaged, waitForPort } from '@platform/testkit';
+import { migrate } from '../../src/db/migrate.js';
+import { openPglite } from '../../src/db/pglite.js';
+import { UsersRepository } from '../../src/modules/users/users.repository.js';
+import { packageRoot } from '../../src/paths.js';
+import { CookieBrowser } from '../support/cookie-browser.js';
+import { signInThroughService } from '../support/dev-login.js';
+
+const tsx = join(packageRoot, '..', '..', 'node_modules', '.bin', 'tsx');
+const dataDir = await mkdtemp(join(tmpdir(), 'books-users-'));
+after(() => rm(dataDir, { recursive: true, force: true }));
+
+function books(args: string[], env: NodeJS.ProcessEnv) {
+  return promisify(execFile)(tsx, ['bin/books.ts', ...args], {
+    cwd: packageRoot,
+    env: { ...process.env, ...env },
+  }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => error,
+  );
+}
+
+test('books users promote|demote changes the role by email', async () => {
+  const db = await openPglite(dataDir);
+  await migrate(db);
+  await new UsersRepository(db, []).upsertFromLogin({
+    issuer: 'http://idp.test',
+    subject: 'carol',
+    email: 'carol@example.com',
+    emailVerified: true,
+    name: 'Carol',
+  });
+  await db.close();
+  const env = { DATABASE_URL: `pglite:${dataDir}` };
+  const roleOfCarol = async () => {
+    const check = await openPglite(dataDir);
+    const [row] = await check.query<{ role: string }>("select role from users where subject = 'carol'");
+    await check.close();
+    return row?.role;
+  };
+
+  const promoted = await books(['users', 'promote', 'Carol@Example.com'], env);
+  assert.equal(promoted.code, 0, promoted.stderr);
+  assert.match(promoted.stdout, /carol@example\.com is now ROLE_ADMIN/i);
+  assert.equal(await roleOfCarol(), 'ROLE_ADMIN');
+
+  const demoted = await books(['users', 'demote', 'carol@example.com'], env);
+  assert.equal(demoted.code, 0, demoted.stderr);
+  assert.equal(await roleOfCarol(), 'ROLE_USER');
+
+  const unknown = await books(['users', 'promote', 'nobody@example.com'], env);
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.stderr, /no user with email nobody@example\.com; the user must log in once first/);
+});
+
+test('books users with bad arguments explains the usage', async () => {
+  for (const args of [
+    ['users'],
+    ['users', 'elevate', 'a@b.c'],
+    ['users', 'promote'],
+    ['users', 'promote', 'not-an-email'],
+  ]) {
+    const result = await books(args, { DATABASE_URL: `pglite:${dataDir}` });
+    assert.equal(result.code, 2, args.join(' '));
+    assert.match(result.stderr, /usage: books/);
+  }
+});
+
+test('the quickstart serves the service and the development provider: login works out of the box', async () => {
+  const [port, idpPort] = [await freePort(), await freePort()];
+  const quickstart = spawnManaged('env', [
+    `PORT=${port}`,
+    `OIDC_DEV_ISSUER=http://127.0.0.1:${idpPort}`,
+    'DATABASE_URL=pglite:memory',
+    'LOG_LEVEL=warn',
+    tsx,
+    join(packageRoot, 'dev', 'quickstart.ts'),
+  ]);
+  try {
+    await waitForPort(port, '127.0.0.1', 60_000);
+    const app = `http://127.0.0.1:${port}`;
+    const browser = new CookieBrowser();
+    assert.equal((await browser.request(await signInThroughService(browser, app, 'admin'))).status, 302);
+    const me = await browser.request(`${app}/me`, { headers: { accept: 'application/json' } });
+    assert.equal(me.status, 200);
+    assert.equal(
+      ((await me.json()) as { role: string }).role,
+      'ROLE_ADMIN',
+      'admin@example.com is a quickstart admin',
+    );
+    assert.match(quickstart.output(), /development identity provider at http:\/\/127\.0\.0\.1:\d+/);
+  } finally {
+    await quickstart.stop();
+  }
+});

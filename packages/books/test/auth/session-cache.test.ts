@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { CachingSessionStore } from '../../src/auth/session-cache.js';
+import type { Queryable } from '../../src/db/database.js';
+import { openTestDatabase, TestClock, type TestDatabase } from '../support/service.js';
+
+let database: TestDatabase;
+let userId: string;
+before(async () => {
+  database = await openTestDatabase('pglite');
+  const [user] = await database.db.query<{ id: string }>(
+    "insert into users (issuer, subject, email) values ('urn:test', 'cache', 'cache@example.com') returning id",
+  );
+  userId = user?.id ?? '';
+});
+after(() => database.dispose());
+
+/** The database, counting the session lookups that reach it. */
+function counting(db: Queryable) {
+  const counter = { lookups: 0 };
+  const queryable: Queryable = {
+    query(sql, params) {
+      if (sql.includes('from sessions s')) counter.lookups++;
+      return db.query(sql, params);
+    },
+    exec: (sql) => db.exec(sql),
+  };
+  return { queryable, counter };
+}
+
+const idle = 30 * 60_000;
+
+test('a session found once is served from memory until the TTL ends', async () => {
+  const clock = new TestClock();
+  const { queryable, counter } = counting(database.db);
+  const store = new CachingSessionStore(queryable, 's'.repeat(32), idle, clock.now, { ttlMs: 5000 });
+  const id = await store.create(userId);
+  assert.equal((await store.find(id))?.user?.id, userId);
+  assert.equal((await store.find(id))?.user?.id, userId);
+  assert.equal(counter.lookups, 1);
+  clock.advance(5001);
+  await store.find(id);
+  assert.equal(counter.lookups, 2);
+});
+
+test('logout in this process is seen at once; an unknown id is never cached', async () => {
+  const { queryable, counter } = counting(database.db);
+  const store = new CachingSessionStore(queryable, 's'.repeat(32), idle, new TestClock().now);
+  const id = await store.create(userId);
+  const session = await store.find(id);
+  assert.ok(session);
+  await store.delete(session.idHash);
+  assert.equal(await store.find(id), undefined);
+  assert.equal(await store.find('never-issued'), undefined);
+  assert.equal(await store.find('never-issued'), undefined);
+  assert.equal(counter.lookups, 4);
+});
+
+test('the idle timeout still applies to a cached session', async () => {
+  const clock = new TestClock();
+  const store = new CachingSessionStore(database.db, 's'.repeat(32), 10_000, clock.now, { ttlMs: 60_000 });
+  const id = await store.create(userId);
+  assert.ok(await store.find(id));
+  clock.advance(10_001);
+  assert.equal(await store.find(id), undefined);
+});
+
+test('data saved by a request is what the next request sees, and copies do not leak between requests', async () => {
+  const store = new CachingSessionStore(database.db, 's'.repeat(32), idle, new TestClock().now);
+  const id = await store.create(null);
+  const first = await store.find(id);
+  assert.ok(first);
+  first.data = { ...first.data, savedUrl: '/books' };
+  await store.saveData(first);
+  const second = await store.find(id);
+  assert.equal(second?.data.savedUrl, '/books');
+  assert.notEqual(second, first);
+  assert.ok(second);
+  second.data = { other: true };
+  assert.equal((await store.find(id))?.data.savedUrl, '/books', 'an unsaved change stays with its request');
+});
+
+test('a TTL of 0 turns the cache off', async () => {
+  const { queryable, counter } = counting(database.db);
+  const store = new CachingSessionStore(queryable, 's'.repeat(32), idle, new TestClock().now, { ttlMs: 0 });
+  const id = await store.create(userId);
+  await store.find(id);
+  await store.find(id);
+  assert.equal(counter.lookups, 2);
+});
+
+test('the cache holds at most maxEntries sessions, dropping the oldest', async () => {
+  const { queryable, counter } = counting(database.db);
+  const store = new CachingSessionStore(queryable, 's'.repeat(32), idle, new TestClock().now, {
+    maxEntries: 1,
+  });
+  const [a, b] = [await store.create(userId), await store.create(userId)];
+  await store.find(a);
+  await store.find(b);
+  await store.find(b);
+  assert.equal(counter.lookups, 2, 'b is cached');
+  await store.find(a);
+  assert.equal(counter.lookups, 3, 'a was dropped to make room for b');
+});
