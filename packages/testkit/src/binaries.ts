@@ -29,7 +29,7 @@ function onPath(binary: string): string | undefined {
 export function requireBinary(binary: string, debianPackage: string): string | ServiceUnavailable {
   const found = onPath(binary);
   if (found) return found;
-  const message = `${binary} not found on PATH: install the Debian package '${debianPackage}' (apt-get install ${debianPackage}) or run scripts/services.sh`;
+  const message = `${binary} not found on PATH: install the Debian package '${debianPackage}' (apt-get install ${debianPackage}) or run scripts/services.sh (services) or scripts/browsers.sh (chromium)`;
   if (isCi()) throw new Error(`CI=true and ${message}`);
   return { binary, debianPackage, message };
 }
