@@ -46,6 +46,7 @@ export class PooledConnection {
   private lastError: string | undefined;
   private active = false;
   private closing = false;
+  private readonly description: string;
 
   constructor(
     settings: RedisInstanceSettings,
@@ -53,17 +54,14 @@ export class PooledConnection {
     private readonly onActiveChange: (active: boolean) => void,
   ) {
     this.client = openClient(settings, tls);
+    this.description = describe(settings);
     this.client.on('ready', () => this.setActive(true));
     this.client.on('close', () => this.setActive(false));
     this.client.on('end', () => this.setActive(false));
     // Without an 'error' listener ioredis would throw from an EventEmitter: never crash on a
     // connection failure, remember it for the next caller instead.
-    this.client.on('error', (error: Error) => {
-      this.lastError = errorText(error);
-    });
-    this.client.on('node error', (error: Error) => {
-      this.lastError = errorText(error);
-    });
+    this.client.on('error', (error: Error) => this.remember(error));
+    this.client.on('node error', (error: Error) => this.remember(error));
   }
 
   get isActive(): boolean {
@@ -83,8 +81,7 @@ export class PooledConnection {
     const text =
       commandError instanceof Error && !isConnectionLoss(commandError)
         ? commandError.message
-        : (this.lastError ??
-          (commandError instanceof Error ? commandError.message : 'redis connection is not ready'));
+        : (this.lastError ?? `connection to redis at ${this.description} was closed`);
     return new StoreError(text, { cause: commandError });
   }
 
@@ -115,6 +112,11 @@ export class PooledConnection {
     this.client.disconnect();
   }
 
+  private remember(error: Error): void {
+    // ioredis also reports its own "gave up on this command" wrappers here; keep the cause.
+    if (!isConnectionLoss(error)) this.lastError = errorText(error);
+  }
+
   private setActive(active: boolean): void {
     if (active === this.active) return;
     this.active = active;
@@ -126,10 +128,16 @@ export class PooledConnection {
 /** ioredis' own wrappers for "the connection went away"; the socket error says more. */
 function isConnectionLoss(error: Error): boolean {
   return (
-    error.name === 'MaxRetriesPerRequestError' ||
+    error.message.startsWith('Reached the max retries per request limit') ||
     error.message === 'Connection is closed.' ||
     error.message.startsWith("Stream isn't writeable")
   );
+}
+
+function describe(settings: RedisInstanceSettings): string {
+  if (settings.socketPath !== undefined) return settings.socketPath;
+  const nodes = settings.nodes.map((node) => `${node.host}:${node.port}`).join(',');
+  return settings.type === 'sentinel' ? `${settings.sentinelMasterName} via ${nodes}` : nodes;
 }
 
 function errorText(error: Error): string {
