@@ -1,39 +1,13 @@
-import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 import { StoreError } from '../../errors.js';
-import type { RedisInstanceSettings, RedisTlsSettings } from './settings.js';
+import type { RedisInstanceSettings } from './settings.js';
 
 export type RedisClient = Redis | Cluster;
 
 /** Reconnect delays: doubling from 50 ms, capped at 1 s, forever (the store never gives up). */
 export function reconnectDelayMs(attempt: number): number {
   return Math.min(50 * 2 ** Math.max(0, attempt - 1), 1000);
-}
-
-/** Reads the TLS files once, at startup; a missing file is a settings problem, reported as such. */
-export function tlsOptions(tls: RedisTlsSettings, label: string): ConnectionOptions | undefined {
-  if (!tls.enabled) return undefined;
-  const read = (file: string | undefined, setting: string) => {
-    if (file === undefined) return undefined;
-    try {
-      return readFileSync(file);
-    } catch (error) {
-      throw new StoreError(`${label}_${setting}: cannot read '${file}': ${(error as Error).message}`, {
-        cause: error,
-      });
-    }
-  };
-  const ca = read(tls.caCertFile, 'TLS_CACERT');
-  const cert = read(tls.clientCertFile, 'TLS_CLIENT_CERT');
-  const key = read(tls.clientKeyFile, 'TLS_CLIENT_KEY');
-  return {
-    ...(ca ? { ca } : {}),
-    ...(cert ? { cert } : {}),
-    ...(key ? { key } : {}),
-    // Skipping hostname verification still verifies the chain against the CA.
-    ...(tls.skipHostnameVerification ? { checkServerIdentity: () => undefined } : {}),
-  };
 }
 
 /**

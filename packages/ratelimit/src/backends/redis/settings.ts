@@ -1,5 +1,6 @@
 import { SettingsError } from '../../errors.js';
 import { EnvReader, parseHostPort, splitList } from './env-values.js';
+import type { TlsFileSettings } from './tls-files.js';
 
 export type RedisTopology = 'single' | 'sentinel' | 'cluster';
 export type PoolOnEmptyBehavior = 'CREATE' | 'ERROR' | 'WAIT';
@@ -10,14 +11,8 @@ export interface RedisAuth {
   readonly password: string;
 }
 
-export interface RedisTlsSettings {
-  readonly enabled: boolean;
-  /** File paths; read when the store starts. */
-  readonly clientCertFile?: string;
-  readonly clientKeyFile?: string;
-  readonly caCertFile?: string;
-  readonly skipHostnameVerification: boolean;
-}
+/** REDIS_TLS_*: file paths, read when the store starts. */
+export type RedisTlsSettings = TlsFileSettings;
 
 export interface HostPort {
   readonly host: string;

@@ -1,8 +1,8 @@
 import type { CounterHit, CounterStore, StoreDeps } from '../store.js';
 import type { CommandBatch } from './commands.js';
-import { tlsOptions } from './connection.js';
 import { RedisInstance } from './instance.js';
 import type { RedisSettings } from './settings.js';
+import { tlsOptions } from './tls-files.js';
 
 /**
  * The Redis counter store: INCRBY + EXPIRE per key, one pipeline per request and instance.

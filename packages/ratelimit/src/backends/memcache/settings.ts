@@ -1,0 +1,66 @@
+import { SettingsError } from '../../errors.js';
+import { EnvReader, parseHostPort, splitList } from '../redis/env-values.js';
+import type { TlsFileSettings } from '../redis/tls-files.js';
+
+/** MEMCACHE_TLS_*: file paths, read when the store starts. */
+export type MemcacheTlsSettings = TlsFileSettings;
+
+/** Every MEMCACHE_* setting (OBJCACHE_* aliases accepted), parsed and validated. */
+export interface MemcacheSettings {
+  /** MEMCACHE_HOST_PORT as `host:port` strings, in the given order (the order decides key placement). */
+  readonly hostPorts: readonly string[];
+  /** MEMCACHE_SRV: an SRV name whose records list the servers; exclusive with hostPorts. */
+  readonly srv?: string;
+  /** MEMCACHE_SRV_REFRESH in milliseconds; 0 resolves once. */
+  readonly srvRefreshMs: number;
+  /** MEMCACHE_MAX_IDLE_CONNS: idle connections kept per server. */
+  readonly maxIdleConns: number;
+  readonly tls: MemcacheTlsSettings;
+}
+
+export const MEMCACHE_DEFAULTS = { maxIdleConns: 2, srvRefreshMs: 0 } as const;
+
+/** Reads MEMCACHE_* settings; throws SettingsError naming the setting. */
+export function readMemcacheSettings(env: NodeJS.ProcessEnv): MemcacheSettings {
+  const reader = new EnvReader(env, 'MEMCACHE_', 'OBJCACHE_');
+  const hostPortSetting = reader.raw('HOST_PORT');
+  const srv = reader.optionalString('SRV');
+  if (hostPortSetting && srv !== undefined) {
+    throw new SettingsError(
+      reader.raw('SRV')?.setting ?? 'MEMCACHE_SRV',
+      `Both MEMCACHE_HOST_PORT and MEMCACHE_SRV are set: give the server list one way only`,
+    );
+  }
+  const hostPorts = hostPortSetting ? splitList(hostPortSetting.value) : [];
+  if (hostPortSetting) {
+    for (const address of hostPorts) parseHostPort(address, hostPortSetting.setting);
+  }
+  if (hostPorts.length === 0 && srv === undefined) {
+    throw new SettingsError(
+      'MEMCACHE_HOST_PORT',
+      'the memcache backend needs servers: set MEMCACHE_HOST_PORT (host:port,...) or MEMCACHE_SRV (an SRV record name)',
+    );
+  }
+  const clientCertFile = reader.optionalString('TLS_CLIENT_CERT');
+  const clientKeyFile = reader.optionalString('TLS_CLIENT_KEY');
+  const caCertFile = reader.optionalString('TLS_CACERT');
+  if ((clientCertFile === undefined) !== (clientKeyFile === undefined)) {
+    throw new SettingsError(
+      reader.primary(clientCertFile === undefined ? 'TLS_CLIENT_CERT' : 'TLS_CLIENT_KEY'),
+      'a client certificate needs both MEMCACHE_TLS_CLIENT_CERT and MEMCACHE_TLS_CLIENT_KEY',
+    );
+  }
+  return {
+    hostPorts,
+    ...(srv !== undefined ? { srv } : {}),
+    srvRefreshMs: reader.durationMs('SRV_REFRESH', MEMCACHE_DEFAULTS.srvRefreshMs),
+    maxIdleConns: reader.int('MAX_IDLE_CONNS', MEMCACHE_DEFAULTS.maxIdleConns),
+    tls: {
+      enabled: reader.bool('TLS', false),
+      ...(clientCertFile ? { clientCertFile } : {}),
+      ...(clientKeyFile ? { clientKeyFile } : {}),
+      ...(caCertFile ? { caCertFile } : {}),
+      skipHostnameVerification: reader.bool('TLS_SKIP_HOSTNAME_VERIFICATION', false),
+    },
+  };
+}
