@@ -1,6 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 import { StoreError } from '../../errors.js';
+import { GuardedConnector, GuardedSentinelConnector } from './connectors.js';
 import type { RedisInstanceSettings } from './settings.js';
 
 export type RedisClient = Redis | Cluster;
@@ -136,6 +137,7 @@ function commonOptions(settings: RedisInstanceSettings, tls: ConnectionOptions |
     autoResendUnfulfilledCommands: false,
     enableReadyCheck: true,
     lazyConnect: false,
+    Connector: GuardedConnector,
   };
 }
 
@@ -149,6 +151,7 @@ function openClient(settings: RedisInstanceSettings, tls: ConnectionOptions | un
     case 'sentinel':
       return new Redis({
         ...options,
+        Connector: GuardedSentinelConnector,
         sentinels: settings.nodes.map((node) => ({ host: node.host, port: node.port })),
         name: settings.sentinelMasterName as string,
         ...(settings.sentinelAuth?.username !== undefined
