@@ -21,3 +21,30 @@ export class StoreError extends Error {
     this.name = 'StoreError';
   }
 }
+
+/**
+ * A rate limit config document is invalid. The message is the reference's `<name>: <message>`
+ * text, e.g. `config.basic.yaml: config error, unknown key 'ratelimit'`.
+ */
+export class ConfigError extends Error {
+  readonly code = 'RATELIMIT_CONFIG_INVALID';
+  constructor(
+    readonly fileName: string,
+    readonly detail: string,
+  ) {
+    super(`${fileName}: ${detail}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * A ShouldRateLimit call cannot be answered (empty domain, no descriptors, no config loaded,
+ * bad limit override). gRPC returns it as UNKNOWN with this message; /json answers 400.
+ */
+export class ServiceError extends Error {
+  readonly code = 'RATELIMIT_SERVICE_ERROR';
+  constructor(message: string) {
+    super(message);
+    this.name = 'ServiceError';
+  }
+}

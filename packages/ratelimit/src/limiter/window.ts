@@ -23,3 +23,22 @@ export function windowStart(nowSeconds: number, unit: Unit): number {
   const divider = UNIT_SECONDS[unit];
   return Math.floor(nowSeconds / divider) * divider;
 }
+
+/** Whole seconds left in the window holding `nowSeconds`: `divider - now % divider`. */
+export function secondsUntilReset(nowSeconds: number, unit: Unit): number {
+  const divider = UNIT_SECONDS[unit];
+  return divider - (nowSeconds % divider);
+}
+
+/**
+ * Units of a request's limit override (envoy.type.v3.RateLimitUnit, which has no WEEK), by
+ * their wire number. UNKNOWN (0) is absent on purpose: the service rejects it.
+ */
+export const OVERRIDE_UNITS: Readonly<Record<string, Unit>> = {
+  SECOND: 'SECOND',
+  MINUTE: 'MINUTE',
+  HOUR: 'HOUR',
+  DAY: 'DAY',
+  MONTH: 'MONTH',
+  YEAR: 'YEAR',
+};

@@ -1,0 +1,23 @@
+import type { Settings } from '../settings.js';
+import { createMemcacheStore } from './memcache/index.js';
+import { MemoryStore } from './memory.js';
+import { createRedisStore } from './redis/index.js';
+import type { CounterStore, StoreDeps } from './store.js';
+
+/** Creates the counter store that BACKEND_TYPE selects (redis by default). */
+export function createStore(
+  backend: Settings['backend'],
+  deps: StoreDeps,
+  expirationJitterMaxSeconds: number,
+): CounterStore {
+  switch (backend.type) {
+    case 'memory':
+      return new MemoryStore(deps, { maxCounters: backend.memoryMaxCounters });
+    case 'memcache':
+      if (!backend.memcache) throw new Error('memcache settings were not read for BACKEND_TYPE=memcache');
+      return createMemcacheStore(backend.memcache, deps, expirationJitterMaxSeconds);
+    case 'redis':
+      if (!backend.redis) throw new Error('redis settings were not read for BACKEND_TYPE=redis');
+      return createRedisStore(backend.redis, deps, expirationJitterMaxSeconds);
+  }
+}

@@ -1,0 +1,60 @@
+import {
+  type ChannelCredentials,
+  type Client,
+  credentials as grpcCredentials,
+  Metadata,
+  type ServiceError,
+} from '@grpc/grpc-js';
+import { loadProtos } from '../server/proto.js';
+
+/** What the client sends: proto3-JSON-shaped RateLimitRequest fields (camelCase). */
+export interface ClientRequest {
+  readonly domain: string;
+  readonly descriptors: ReadonlyArray<{
+    readonly entries: ReadonlyArray<{ readonly key: string; readonly value: string }>;
+    readonly limit?: { readonly requestsPerUnit: number; readonly unit: string };
+    readonly hitsAddend?: { readonly value: number };
+  }>;
+  readonly hitsAddend?: number;
+}
+
+type Unary = (
+  request: unknown,
+  metadata: Metadata,
+  callback: (error: ServiceError | null, response: unknown) => void,
+) => void;
+
+/** A grpc-js client of RateLimitService and grpc.health.v1.Health, for the CLI and tests. */
+export class RateLimitClient {
+  private readonly rls: Client;
+  private readonly health: Client;
+
+  constructor(address: string, credentials: ChannelCredentials = grpcCredentials.createInsecure()) {
+    const protos = loadProtos();
+    this.rls = new protos.rateLimitService(address, credentials);
+    this.health = new protos.health(address, credentials);
+  }
+
+  /** Resolves to the decoded RateLimitResponse; rejects with the grpc-js ServiceError. */
+  shouldRateLimit(request: ClientRequest): Promise<Record<string, unknown>> {
+    return this.call(this.rls, 'ShouldRateLimit', request);
+  }
+
+  check(service: string): Promise<{ status: string }> {
+    return this.call(this.health, 'Check', { service }) as Promise<{ status: string }>;
+  }
+
+  private call(client: Client, method: string, request: unknown): Promise<Record<string, unknown>> {
+    const fn = (client as unknown as Record<string, Unary>)[method] as Unary;
+    return new Promise((resolve, reject) =>
+      fn.call(client, request, new Metadata(), (error, response) =>
+        error ? reject(error) : resolve(response as Record<string, unknown>),
+      ),
+    );
+  }
+
+  close(): void {
+    this.rls.close();
+    this.health.close();
+  }
+}

@@ -1,0 +1,132 @@
+import type { CounterHit, CounterStore } from '../backends/store.js';
+import type { LimitMatch } from '../config/tree.js';
+import type { DescriptorStatus, RequestDescriptor } from '../service/messages.js';
+import type { StatStore } from '../stats/store.js';
+import { cacheKey } from './cache-key.js';
+import type { Clock } from './clock.js';
+import { applyCounterResult, nearLimitThreshold, shadowedHits } from './decision.js';
+import type { LocalOverLimitCache } from './local-cache.js';
+import { UNIT_SECONDS, type Unit } from './window.js';
+
+export interface LimiterOptions {
+  readonly cacheKeyPrefix: string;
+  readonly nearLimitRatio: number;
+  readonly stopIncrementWhenOverLimit: boolean;
+}
+
+/** A match whose rule has a unit, i.e. not unlimited. */
+export type CountedLimit = LimitMatch & { readonly rule: { readonly unit: Unit } };
+
+/**
+ * Counts the hits of one request against its limits: cache keys, the local over-limit cache,
+ * one store call for every remaining key, then the decision arithmetic and per-rule stats.
+ */
+export class RateLimiter {
+  constructor(
+    private readonly store: CounterStore,
+    private readonly localCache: LocalOverLimitCache | undefined,
+    private readonly stats: StatStore,
+    private readonly options: LimiterOptions,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Fills `statuses[i]` for every index with a limit; other indexes are left as they are.
+   * Rejects with the store's error when the store fails.
+   */
+  async check(
+    domain: string,
+    descriptors: readonly RequestDescriptor[],
+    limits: readonly (CountedLimit | undefined)[],
+    addends: readonly number[],
+    statuses: DescriptorStatus[],
+  ): Promise<void> {
+    const now = this.clock();
+    const hits: CounterHit[] = [];
+    const hitIndexes: number[] = [];
+    const fromLocalCache: boolean[] = [];
+    let anyLocalHit = false;
+    for (let i = 0; i < limits.length; i++) {
+      const limit = limits[i];
+      if (!limit) continue;
+      const unit = limit.rule.unit;
+      const divider = UNIT_SECONDS[unit];
+      const key = cacheKey(
+        this.options.cacheKeyPrefix,
+        domain,
+        (descriptors[i] as RequestDescriptor).entries,
+        limit.sharedValues,
+        Math.floor(now / divider) * divider,
+      );
+      const addend = addends[i] as number;
+      this.stats.ruleStats(limit.statKey).totalHits.inc(addend);
+      if (this.localCache?.has(key)) {
+        fromLocalCache[i] = true;
+        anyLocalHit = true;
+        continue;
+      }
+      hits.push({ key, addend, limit: limit.rule.requestsPerUnit, unit, divider });
+      hitIndexes.push(i);
+    }
+
+    const stop = this.options.stopIncrementWhenOverLimit;
+    // Rule 11 with the local cache: a key already known to be over stops every other increment.
+    const sent = stop && anyLocalHit ? hits.map((hit) => ({ ...hit, addend: 0 })) : hits;
+    const afters = sent.length > 0 ? await this.store.hit(sent, { stopIncrementWhenOverLimit: stop }) : [];
+
+    for (let i = 0; i < limits.length; i++) {
+      const limit = limits[i];
+      if (!limit) continue;
+      statuses[i] = this.status(limit, addends[i] as number, fromLocalCache[i] === true, now);
+    }
+    for (let h = 0; h < hits.length; h++) {
+      const i = hitIndexes[h] as number;
+      const hit = hits[h] as CounterHit;
+      this.applyResult(limits[i] as CountedLimit, hit, afters[h] as number, statuses[i] as DescriptorStatus);
+    }
+  }
+
+  private status(
+    limit: CountedLimit,
+    addend: number,
+    fromLocalCache: boolean,
+    now: number,
+  ): DescriptorStatus {
+    const rule = limit.rule;
+    const divider = UNIT_SECONDS[rule.unit];
+    const status: DescriptorStatus = {
+      code: 'OK',
+      currentLimit: { name: rule.name, requestsPerUnit: rule.requestsPerUnit, unit: rule.unit },
+      limitRemaining: 0,
+      durationUntilReset: { seconds: divider - (now % divider), nanos: 0 },
+    };
+    if (fromLocalCache) {
+      const stats = this.stats.ruleStats(limit.statKey);
+      stats.overLimit.inc(addend);
+      stats.overLimitWithLocalCache.inc(addend);
+      status.code = 'OVER_LIMIT';
+      if (rule.shadowMode) {
+        status.code = 'OK';
+        stats.shadowMode.inc(shadowedHits(rule.requestsPerUnit, 0, addend, true));
+      }
+    }
+    return status;
+  }
+
+  private applyResult(limit: CountedLimit, hit: CounterHit, after: number, status: DescriptorStatus): void {
+    const rule = limit.rule;
+    const stats = this.stats.ruleStats(limit.statKey);
+    const near = nearLimitThreshold(rule.requestsPerUnit, this.options.nearLimitRatio);
+    const remaining = applyCounterResult(stats, rule.requestsPerUnit, near, after, hit.addend);
+    if (remaining >= 0) {
+      status.limitRemaining = remaining;
+      return;
+    }
+    this.localCache?.set(hit.key, hit.divider);
+    if (rule.shadowMode) {
+      stats.shadowMode.inc(shadowedHits(rule.requestsPerUnit, after, hit.addend, false));
+    } else {
+      status.code = 'OVER_LIMIT';
+    }
+  }
+}

@@ -1,0 +1,123 @@
+import { performance } from 'node:perf_hooks';
+import {
+  Server,
+  type ServerCredentials,
+  type ServerUnaryCall,
+  type ServerWritableStream,
+  type sendUnaryData,
+  status,
+} from '@grpc/grpc-js';
+import type { JsonValue, RateLimitRequest, RateLimitResponse } from '../service/messages.js';
+import type { RateLimitService } from '../service/ratelimit-service.js';
+import { STAT } from '../stats/names.js';
+import type { StatStore } from '../stats/store.js';
+import type { HealthModel } from './health.js';
+import { loadProtos } from './proto.js';
+
+export interface GrpcServerOptions {
+  /** GRPC_MAX_CONNECTION_AGE in ms; grpc-js adds the ±10% jitter. */
+  readonly maxConnectionAgeMs: number;
+  readonly maxConnectionAgeGraceMs: number;
+  /** The reference's grpc-go default receive limit is 4 MiB. */
+  readonly maxReceiveMessageBytes?: number;
+}
+
+/** The name the health service reports the rate limit service under. */
+export const HEALTH_SERVICE_NAME = 'ratelimit';
+
+/**
+ * The gRPC server: envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit and
+ * grpc.health.v1.Health, with the `ratelimit_server.<Method>.*` stats of the reference's
+ * unary interceptor.
+ */
+export function createGrpcServer(
+  service: RateLimitService,
+  health: HealthModel,
+  stats: StatStore,
+  options: GrpcServerOptions,
+): Server {
+  const protos = loadProtos();
+  const server = new Server({
+    'grpc.max_connection_age_ms': options.maxConnectionAgeMs,
+    'grpc.max_connection_age_grace_ms': options.maxConnectionAgeGraceMs,
+    'grpc.max_receive_message_length': options.maxReceiveMessageBytes ?? 4 * 1024 * 1024,
+  });
+  const rlsRequests = stats.counter(`${STAT.serverRoot}ShouldRateLimit.total_requests`);
+  const rlsTime = stats.timer(`${STAT.serverRoot}ShouldRateLimit.response_time`);
+  const checkRequests = stats.counter(`${STAT.serverRoot}Check.total_requests`);
+  const checkTime = stats.timer(`${STAT.serverRoot}Check.response_time`);
+
+  server.addService(protos.rateLimitService.service, {
+    async ShouldRateLimit(
+      call: ServerUnaryCall<RateLimitRequest, unknown>,
+      callback: sendUnaryData<unknown>,
+    ): Promise<void> {
+      const started = performance.now();
+      rlsRequests.inc();
+      try {
+        const response = await service.shouldRateLimit(call.request);
+        rlsTime.record(performance.now() - started);
+        callback(null, toWire(response));
+      } catch (error) {
+        rlsTime.record(performance.now() - started);
+        // The reference returns a plain Go error, which grpc-go sends as UNKNOWN.
+        callback({ code: status.UNKNOWN, details: (error as Error).message });
+      }
+    },
+  });
+
+  server.addService(protos.health.service, {
+    Check(call: ServerUnaryCall<{ service: string }, unknown>, callback: sendUnaryData<unknown>): void {
+      const started = performance.now();
+      checkRequests.inc();
+      const servingStatus = healthStatus(call.request.service, health);
+      checkTime.record(performance.now() - started);
+      if (servingStatus === undefined) callback({ code: status.NOT_FOUND, details: 'unknown service' });
+      else callback(null, { status: servingStatus });
+    },
+    Watch(call: ServerWritableStream<{ service: string }, unknown>): void {
+      const name = call.request.service;
+      const send = () => call.write({ status: healthStatus(name, health) ?? 'SERVICE_UNKNOWN' });
+      send();
+      const unsubscribe = health.onChange(send);
+      call.on('cancelled', unsubscribe);
+      call.on('close', unsubscribe);
+    },
+  });
+  return server;
+}
+
+function healthStatus(name: string, health: HealthModel): 'SERVING' | 'NOT_SERVING' | undefined {
+  // The default service "" always serves; only "ratelimit" follows the health model.
+  if (name === '') return 'SERVING';
+  if (name === HEALTH_SERVICE_NAME) return health.isHealthy() ? 'SERVING' : 'NOT_SERVING';
+  return undefined;
+}
+
+/** Binds and resolves to the bound port (0 for a unix socket). */
+export function bindGrpc(server: Server, address: string, credentials: ServerCredentials): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.bindAsync(address, credentials, (error, port) => (error ? reject(error) : resolve(port)));
+  });
+}
+
+/** Converts the response to the protobufjs object shape: only dynamic metadata needs it. */
+function toWire(response: RateLimitResponse): unknown {
+  if (!response.dynamicMetadata) return response;
+  return { ...response, dynamicMetadata: toStruct(response.dynamicMetadata) };
+}
+
+function toStruct(object: { [key: string]: JsonValue }): unknown {
+  const fields: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(object)) fields[key] = toValue(value);
+  return { fields };
+}
+
+function toValue(value: JsonValue): unknown {
+  if (value === null) return { nullValue: 'NULL_VALUE' };
+  if (typeof value === 'number') return { numberValue: value };
+  if (typeof value === 'string') return { stringValue: value };
+  if (typeof value === 'boolean') return { boolValue: value };
+  if (Array.isArray(value)) return { listValue: { values: value.map(toValue) } };
+  return { structValue: toStruct(value) };
+}

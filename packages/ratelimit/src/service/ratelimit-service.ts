@@ -1,0 +1,192 @@
+import type { ConfigHolder } from '../config/loader.js';
+import { matchDescriptor } from '../config/match.js';
+import type { DomainConfig, LimitMatch } from '../config/tree.js';
+import { ServiceError, StoreError } from '../errors.js';
+import type { Clock } from '../limiter/clock.js';
+import type { CountedLimit, RateLimiter } from '../limiter/limiter.js';
+import { OVERRIDE_UNITS, UNIT_SECONDS } from '../limiter/window.js';
+import { STAT, sanitizeStatName } from '../stats/names.js';
+import type { Counter, StatStore } from '../stats/store.js';
+import { buildDynamicMetadata } from './dynamic-metadata.js';
+import {
+  type DescriptorStatus,
+  type HeaderValue,
+  okStatus,
+  type RateLimitRequest,
+  type RateLimitResponse,
+  type RequestDescriptor,
+  unlimitedStatus,
+} from './messages.js';
+
+export interface ServiceOptions {
+  readonly globalShadowMode: boolean;
+  readonly responseHeaders:
+    | { readonly limit: string; readonly remaining: string; readonly reset: string }
+    | undefined;
+  readonly responseDynamicMetadata: boolean;
+}
+
+/**
+ * ShouldRateLimit: validates the request, resolves each descriptor's limit (match, override,
+ * unlimited, replaces), lets the limiter count, then builds the overall code, headers and
+ * metadata. Errors are ServiceError or StoreError values, counted by type.
+ */
+export class RateLimitService {
+  private readonly serviceErrors: Counter;
+  private readonly storeErrors: Counter;
+  private readonly globalShadow: Counter;
+
+  constructor(
+    private readonly config: ConfigHolder,
+    private readonly limiter: RateLimiter,
+    private readonly stats: StatStore,
+    private readonly options: ServiceOptions,
+    private readonly clock: Clock,
+  ) {
+    this.serviceErrors = stats.counter(STAT.serviceError);
+    this.storeErrors = stats.counter(STAT.redisError);
+    this.globalShadow = stats.counter(STAT.globalShadowMode);
+  }
+
+  async shouldRateLimit(request: RateLimitRequest): Promise<RateLimitResponse> {
+    try {
+      return await this.decide(request);
+    } catch (error) {
+      if (error instanceof StoreError) {
+        this.storeErrors.inc();
+        throw error;
+      }
+      this.serviceErrors.inc();
+      throw error instanceof ServiceError ? error : new ServiceError((error as Error).message);
+    }
+  }
+
+  private async decide(request: RateLimitRequest): Promise<RateLimitResponse> {
+    if (request.domain === '') throw new ServiceError('rate limit domain must not be empty');
+    const descriptors = request.descriptors;
+    if (descriptors.length === 0) throw new ServiceError('rate limit descriptor list must not be empty');
+    const config = this.config.current;
+    if (!config) throw new ServiceError('no rate limit configuration loaded');
+
+    const statuses = new Array<DescriptorStatus>(descriptors.length);
+    const domain = config.domains.get(request.domain);
+    if (!domain) {
+      this.stats
+        .counter(`${STAT.ruleRoot}${sanitizeStatName(request.domain)}.domain_not_found`)
+        .inc(descriptors.length);
+      for (let i = 0; i < descriptors.length; i++) statuses[i] = okStatus();
+    } else {
+      const limits = this.resolveLimits(domain, descriptors, statuses);
+      const addends = hitsAddends(request);
+      await this.limiter.check(request.domain, descriptors, limits, addends, statuses);
+    }
+    return this.respond(request, statuses);
+  }
+
+  /**
+   * One limit per descriptor, with unlimited rules answered at once and replaced rules dropped:
+   * a rule is dropped when any matched rule (unlimited ones included) names it in `replaces`.
+   */
+  private resolveLimits(
+    domain: DomainConfig,
+    descriptors: readonly RequestDescriptor[],
+    statuses: DescriptorStatus[],
+  ): (CountedLimit | undefined)[] {
+    const limits = new Array<CountedLimit | undefined>(descriptors.length);
+    let replaced: Set<string> | undefined;
+    for (let i = 0; i < descriptors.length; i++) {
+      const descriptor = descriptors[i] as RequestDescriptor;
+      const match = descriptor.limit
+        ? overrideMatch(domain.domain, descriptor)
+        : matchDescriptor(domain, descriptor.entries);
+      if (match && match.rule.replaces.length > 0) {
+        replaced ??= new Set();
+        for (const name of match.rule.replaces) replaced.add(name);
+      }
+      if (!match) statuses[i] = okStatus();
+      else if (match.rule.unlimited) statuses[i] = unlimitedStatus();
+      else limits[i] = match as CountedLimit;
+    }
+    if (replaced) {
+      for (let i = 0; i < limits.length; i++) {
+        const name = limits[i]?.rule.name;
+        if (name && replaced.has(name)) {
+          limits[i] = undefined;
+          statuses[i] = okStatus();
+        }
+      }
+    }
+    return limits;
+  }
+
+  private respond(request: RateLimitRequest, statuses: DescriptorStatus[]): RateLimitResponse {
+    let overLimit = false;
+    for (const status of statuses) if (status.code === 'OVER_LIMIT') overLimit = true;
+    const response: RateLimitResponse = {
+      overallCode: overLimit ? 'OVER_LIMIT' : 'OK',
+      statuses,
+      responseHeadersToAdd: this.options.responseHeaders ? this.headers(statuses) : [],
+      dynamicMetadata: this.options.responseDynamicMetadata ? buildDynamicMetadata(request) : null,
+    };
+    if (overLimit && this.options.globalShadowMode) {
+      // Global shadow mode only changes the overall code; the statuses keep OVER_LIMIT.
+      response.overallCode = 'OK';
+      this.globalShadow.inc();
+    }
+    return response;
+  }
+
+  /** The reference's headers: the last over-limit status, else the smallest remaining. */
+  private headers(statuses: readonly DescriptorStatus[]): HeaderValue[] {
+    let chosen: DescriptorStatus | undefined;
+    let lastOver: DescriptorStatus | undefined;
+    for (const status of statuses) {
+      if (!status.currentLimit) continue;
+      if (status.code === 'OVER_LIMIT') lastOver = status;
+      if (!chosen || status.limitRemaining < chosen.limitRemaining) chosen = status;
+    }
+    chosen = lastOver ?? chosen;
+    const names = this.options.responseHeaders;
+    if (!chosen?.currentLimit || !names) return [];
+    const divider = UNIT_SECONDS[chosen.currentLimit.unit as keyof typeof UNIT_SECONDS];
+    return [
+      { key: names.limit, value: String(chosen.currentLimit.requestsPerUnit) },
+      { key: names.remaining, value: String(chosen.limitRemaining) },
+      { key: names.reset, value: String(divider - (this.clock() % divider)) },
+    ];
+  }
+}
+
+/** Per descriptor: its own hits_addend when set (0 means check only), else max(1, request's). */
+function hitsAddends(request: RateLimitRequest): number[] {
+  const fallback = Math.max(1, request.hitsAddend);
+  return request.descriptors.map((descriptor) => descriptor.hitsAddend?.value ?? fallback);
+}
+
+/** A request's limit override: stat key `<domain>.<k1>[_<v1>]...`, never shadowed, no name. */
+function overrideMatch(domain: string, descriptor: RequestDescriptor): LimitMatch {
+  const override = descriptor.limit as NonNullable<RequestDescriptor['limit']>;
+  const unit = typeof override.unit === 'string' ? OVERRIDE_UNITS[override.unit] : undefined;
+  if (!unit) {
+    throw new ServiceError(
+      `invalid rate limit unit '${override.unit}' in the descriptor's limit override: use SECOND, MINUTE, HOUR, DAY, MONTH or YEAR`,
+    );
+  }
+  let statKey = domain;
+  for (const entry of descriptor.entries) {
+    statKey += entry.value === '' ? `.${entry.key}` : `.${entry.key}_${entry.value}`;
+  }
+  return {
+    rule: {
+      fullKey: statKey,
+      requestsPerUnit: override.requestsPerUnit,
+      unit,
+      unlimited: false,
+      name: '',
+      replaces: [],
+      shadowMode: false,
+    },
+    statKey,
+    sharedValues: undefined,
+  };
+}
