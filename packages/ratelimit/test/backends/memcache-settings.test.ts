@@ -50,7 +50,7 @@ describe('readMemcacheSettings', () => {
     check(
       { MEMCACHE_HOST_PORT: '127.0.0.1:1', MEMCACHE_MAX_IDLE_CONNS: '-1' },
       'MEMCACHE_MAX_IDLE_CONNS',
-      /whole number/,
+      /is not an integer between 0 and 1000000/,
     );
   });
 });

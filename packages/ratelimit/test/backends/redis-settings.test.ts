@@ -122,8 +122,8 @@ describe('readRedisSettings', () => {
     settingsError({ REDIS_URL: 'localhost' }, 'REDIS_URL', /'localhost' is not a host:port address/);
     settingsError({ REDIS_URL: '127.0.0.1:99999' }, 'REDIS_URL', /is not a host:port address/);
     settingsError({ REDIS_SOCKET_TYPE: 'udp' }, 'REDIS_SOCKET_TYPE', /'udp' is not a socket type/);
-    settingsError({ REDIS_POOL_SIZE: '0' }, 'REDIS_POOL_SIZE', /not a whole number >= 1/);
-    settingsError({ REDIS_POOL_SIZE: 'ten' }, 'REDIS_POOL_SIZE', /not a whole number/);
+    settingsError({ REDIS_POOL_SIZE: '0' }, 'REDIS_POOL_SIZE', /'0' is not an integer between 1 and 1000000/);
+    settingsError({ REDIS_POOL_SIZE: 'ten' }, 'REDIS_POOL_SIZE', /is not an integer between/);
     settingsError({ REDIS_TIMEOUT: '10' }, 'REDIS_TIMEOUT', /'10' is not a duration/);
     settingsError({ REDIS_TLS: 'yes' }, 'REDIS_TLS', /'yes' is not a boolean/);
     settingsError({ REDIS_TLS_CLIENT_CERT: '/c.pem' }, 'REDIS_TLS_CLIENT_KEY', /needs both/);

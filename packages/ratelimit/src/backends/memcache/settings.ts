@@ -1,5 +1,5 @@
 import { SettingsError } from '../../errors.js';
-import { EnvReader, parseHostPort, splitList } from '../redis/env-values.js';
+import { PrefixedEnv, parseHostPort, splitList } from '../redis/env-values.js';
 import type { TlsFileSettings } from '../redis/tls-files.js';
 
 /** MEMCACHE_TLS_*: file paths, read when the store starts. */
@@ -18,22 +18,22 @@ export interface MemcacheSettings {
   readonly tls: MemcacheTlsSettings;
 }
 
-export const MEMCACHE_DEFAULTS = { maxIdleConns: 2, srvRefreshMs: 0 } as const;
+export const MEMCACHE_DEFAULTS = { maxIdleConns: 2, srvRefresh: '0' } as const;
 
 /** Reads MEMCACHE_* settings; throws SettingsError naming the setting. */
 export function readMemcacheSettings(env: NodeJS.ProcessEnv): MemcacheSettings {
-  const reader = new EnvReader(env, 'MEMCACHE_', 'OBJCACHE_');
+  const reader = new PrefixedEnv(env, 'MEMCACHE_', 'OBJCACHE_');
   const hostPortSetting = reader.raw('HOST_PORT');
   const srv = reader.optionalString('SRV');
   if (hostPortSetting && srv !== undefined) {
     throw new SettingsError(
-      reader.raw('SRV')?.setting ?? 'MEMCACHE_SRV',
+      reader.raw('SRV')?.name ?? 'MEMCACHE_SRV',
       `Both MEMCACHE_HOST_PORT and MEMCACHE_SRV are set: give the server list one way only`,
     );
   }
   const hostPorts = hostPortSetting ? splitList(hostPortSetting.value) : [];
   if (hostPortSetting) {
-    for (const address of hostPorts) parseHostPort(address, hostPortSetting.setting);
+    for (const address of hostPorts) parseHostPort(address, hostPortSetting.name);
   }
   if (hostPorts.length === 0 && srv === undefined) {
     throw new SettingsError(
@@ -53,7 +53,7 @@ export function readMemcacheSettings(env: NodeJS.ProcessEnv): MemcacheSettings {
   return {
     hostPorts,
     ...(srv !== undefined ? { srv } : {}),
-    srvRefreshMs: reader.durationMs('SRV_REFRESH', MEMCACHE_DEFAULTS.srvRefreshMs),
+    srvRefreshMs: reader.durationMs('SRV_REFRESH', MEMCACHE_DEFAULTS.srvRefresh),
     maxIdleConns: reader.int('MAX_IDLE_CONNS', MEMCACHE_DEFAULTS.maxIdleConns),
     tls: {
       enabled: reader.bool('TLS', false),

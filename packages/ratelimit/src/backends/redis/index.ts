@@ -2,7 +2,6 @@ import type { CounterStore, StoreDeps } from '../store.js';
 import type { RedisSettings } from './settings.js';
 import { RedisCounterStore } from './store.js';
 
-export { parseGoBool, parseGoDurationMs } from './env-values.js';
 export { POOL_EMPTY_MESSAGE } from './pool.js';
 export {
   type PoolOnEmptyBehavior,

@@ -1,5 +1,5 @@
 import { SettingsError } from '../../errors.js';
-import { EnvReader, parseHostPort, splitList } from './env-values.js';
+import { PrefixedEnv, parseHostPort, splitList } from './env-values.js';
 import type { TlsFileSettings } from './tls-files.js';
 
 export type RedisTopology = 'single' | 'sentinel' | 'cluster';
@@ -61,8 +61,8 @@ export const REDIS_DEFAULTS = {
   url: '127.0.0.1:6379',
   poolSize: 10,
   poolOnEmptyBehavior: 'CREATE',
-  poolOnEmptyWaitMs: 1000,
-  timeoutMs: 10_000,
+  poolOnEmptyWait: '1s',
+  timeout: '10s',
 } as const;
 
 /** Reads REDIS_* settings (KVSTORE_* aliases accepted); throws SettingsError naming the setting. */
@@ -70,13 +70,13 @@ export function readRedisSettings(
   env: NodeJS.ProcessEnv,
   log?: { warn(message: string): void },
 ): RedisSettings {
-  const main = new EnvReader(env, 'REDIS_', 'KVSTORE_');
+  const main = new PrefixedEnv(env, 'REDIS_', 'KVSTORE_');
   const tls = readTls(main);
   const mainInstance = readInstance(main, 'REDIS', tls, log);
   const perSecondEnabled = main.bool('PERSECOND', false);
   let perSecond: RedisInstanceSettings | undefined;
   if (perSecondEnabled) {
-    const reader = new EnvReader(env, 'REDIS_PERSECOND_', 'KVSTORE_PERSECOND_');
+    const reader = new PrefixedEnv(env, 'REDIS_PERSECOND_', 'KVSTORE_PERSECOND_');
     // The reference builds both clients from one TLS configuration (the REDIS_TLS_* files);
     // only the on/off switch is per instance.
     perSecond = readInstance(reader, 'REDIS_PERSECOND', { ...tls, enabled: reader.bool('TLS', false) }, log);
@@ -89,7 +89,7 @@ export function readRedisSettings(
   };
 }
 
-function readTls(reader: EnvReader): RedisTlsSettings {
+function readTls(reader: PrefixedEnv): RedisTlsSettings {
   const clientCertFile = reader.optionalString('TLS_CLIENT_CERT');
   const clientKeyFile = reader.optionalString('TLS_CLIENT_KEY');
   const caCertFile = reader.optionalString('TLS_CACERT');
@@ -109,16 +109,16 @@ function readTls(reader: EnvReader): RedisTlsSettings {
 }
 
 function readInstance(
-  reader: EnvReader,
+  reader: PrefixedEnv,
   label: RedisInstanceSettings['label'],
   tls: RedisTlsSettings,
   log: { warn(message: string): void } | undefined,
 ): RedisInstanceSettings {
   const socketType = readSocketType(reader);
   const type = readTopology(reader);
-  const urlSetting = reader.raw('URL')?.setting ?? reader.primary('URL');
+  const urlSetting = reader.raw('URL')?.name ?? reader.primary('URL');
   const url = reader.string('URL', REDIS_DEFAULTS.url);
-  const pipelineWindowMs = reader.durationMs('PIPELINE_WINDOW', 0);
+  const pipelineWindowMs = reader.durationMs('PIPELINE_WINDOW', '0');
   const pipelineLimit = reader.int('PIPELINE_LIMIT', 0);
   if (type === 'cluster' && pipelineWindowMs === 0 && pipelineLimit === 0) {
     throw new SettingsError(
@@ -139,28 +139,28 @@ function readInstance(
     tls,
     poolSize: reader.int('POOL_SIZE', REDIS_DEFAULTS.poolSize, 1),
     poolOnEmptyBehavior: readOnEmpty(reader, log),
-    poolOnEmptyWaitMs: reader.durationMs('POOL_ON_EMPTY_WAIT_DURATION', REDIS_DEFAULTS.poolOnEmptyWaitMs),
-    timeoutMs: reader.durationMs('TIMEOUT', REDIS_DEFAULTS.timeoutMs),
+    poolOnEmptyWaitMs: reader.durationMs('POOL_ON_EMPTY_WAIT_DURATION', REDIS_DEFAULTS.poolOnEmptyWait),
+    timeoutMs: reader.durationMs('TIMEOUT', REDIS_DEFAULTS.timeout),
     pipelineWindowMs,
     pipelineLimit,
   };
 }
 
-function readSocketType(reader: EnvReader): 'tcp' | 'unix' {
+function readSocketType(reader: PrefixedEnv): 'tcp' | 'unix' {
   const found = reader.raw('SOCKET_TYPE');
   const value = (found?.value ?? REDIS_DEFAULTS.socketType).toLowerCase();
   if (value !== 'tcp' && value !== 'unix') {
-    throw new SettingsError(found?.setting ?? '', `'${found?.value}' is not a socket type (use tcp or unix)`);
+    throw new SettingsError(found?.name ?? '', `'${found?.value}' is not a socket type (use tcp or unix)`);
   }
   return value;
 }
 
-function readTopology(reader: EnvReader): RedisTopology {
+function readTopology(reader: PrefixedEnv): RedisTopology {
   const found = reader.raw('TYPE');
   const value = (found?.value ?? REDIS_DEFAULTS.type).toLowerCase();
   if (value !== 'single' && value !== 'sentinel' && value !== 'cluster') {
     throw new SettingsError(
-      found?.setting ?? '',
+      found?.name ?? '',
       `Unrecognized redis type ${found?.value} (use single, sentinel or cluster)`,
     );
   }
@@ -168,7 +168,7 @@ function readTopology(reader: EnvReader): RedisTopology {
 }
 
 function readOnEmpty(
-  reader: EnvReader,
+  reader: PrefixedEnv,
   log: { warn(message: string): void } | undefined,
 ): PoolOnEmptyBehavior {
   const found = reader.raw('POOL_ON_EMPTY_BEHAVIOR');
@@ -176,7 +176,7 @@ function readOnEmpty(
   const value = found.value.toUpperCase();
   if (value === 'CREATE' || value === 'ERROR' || value === 'WAIT') return value;
   // The reference logs an unknown behaviour and carries on with CREATE; so do we.
-  log?.warn(`${found.setting}: unknown pool on-empty behavior '${found.value}', using CREATE`);
+  log?.warn(`${found.name}: unknown pool on-empty behavior '${found.value}', using CREATE`);
   return 'CREATE';
 }
 
