@@ -10,6 +10,15 @@ const skip = serviceSkip('redis-server', 'redis-server');
 const noStop = { stopIncrementWhenOverLimit: false };
 const PAUSE_MS = 700;
 
+/** All five contending calls succeeded, and each saw its own count: 1 to 5. */
+function assertServedInTurn(outcomes: PromiseSettledResult<number[]>[]): void {
+  const values = outcomes.map((o) => (o.status === 'fulfilled' ? o.value[0] : o.reason));
+  assert.deepEqual(
+    values.sort((a, b) => a - b),
+    [1, 2, 3, 4, 5],
+  );
+}
+
 describe('Redis store: pool of 1 under concurrency', { skip }, () => {
   let redis: RedisProcess;
   before(async () => {
@@ -77,11 +86,7 @@ describe('Redis store: pool of 1 under concurrency', { skip }, () => {
       REDIS_POOL_ON_EMPTY_WAIT_DURATION: '100ms',
     });
     await store.close();
-    const values = outcomes.map((o) => (o.status === 'fulfilled' ? o.value[0] : o.reason));
-    assert.deepEqual(
-      values.sort((a, b) => a - b),
-      [1, 2, 3, 4, 5],
-    );
+    assertServedInTurn(outcomes);
     assert.equal(opened, 0);
   });
 
@@ -105,11 +110,7 @@ describe('Redis store: pool of 1 under concurrency', { skip }, () => {
       REDIS_PIPELINE_WINDOW: '2ms',
     });
     await store.close();
-    const values = outcomes.map((o) => (o.status === 'fulfilled' ? o.value[0] : o.reason));
-    assert.deepEqual(
-      values.sort((a, b) => a - b),
-      [1, 2, 3, 4, 5],
-    );
+    assertServedInTurn(outcomes);
     assert.equal(opened, 0);
   });
 

@@ -8,6 +8,7 @@ import {
   startRedis,
   startRedisCluster,
   startRedisSentinel,
+  type TestCertificates,
 } from '@platform/testkit';
 import { createRedisStore, readRedisSettings } from '../../src/backends/redis/index.js';
 import { StoreError } from '../../src/errors.js';
@@ -16,24 +17,23 @@ import { eventually, hitOf, recordingDeps, uniquePrefix } from './helpers.js';
 const skip = serviceSkip('redis-server', 'redis-server');
 const noStop = { stopIncrementWhenOverLimit: false };
 
+/** A redis-server with a TLS port (beside its plain one, which the harness waits for). */
+async function startTlsRedis(certs: TestCertificates, authClients: 'yes' | 'no') {
+  const tlsPort = await freePort();
+  const redis = await startRedis({
+    args: [
+      ...['--tls-port', String(tlsPort), '--tls-cert-file', certs.serverCert],
+      ...['--tls-key-file', certs.serverKey, '--tls-ca-cert-file', certs.caCert],
+      ...['--tls-auth-clients', authClients],
+    ],
+  });
+  return { redis, tlsPort };
+}
+
 describe('Redis store: TLS', { skip }, () => {
   test('REDIS_TLS with a CA and a client certificate (tls-auth-clients yes), and the failures around it', async () => {
     const certs = await generateTestCertificates(['IP:127.0.0.1', 'DNS:localhost']);
-    const tlsPort = await freePort();
-    const redis = await startRedis({
-      args: [
-        '--tls-port',
-        String(tlsPort),
-        '--tls-cert-file',
-        certs.serverCert,
-        '--tls-key-file',
-        certs.serverKey,
-        '--tls-ca-cert-file',
-        certs.caCert,
-        '--tls-auth-clients',
-        'yes',
-      ],
-    });
+    const { redis, tlsPort } = await startTlsRedis(certs, 'yes');
     const base = { REDIS_URL: `127.0.0.1:${tlsPort}`, REDIS_TLS: 'true', REDIS_TLS_CACERT: certs.caCert };
     const withCert = createRedisStore(
       readRedisSettings({
@@ -64,21 +64,7 @@ describe('Redis store: TLS', { skip }, () => {
 
   test('REDIS_TLS_SKIP_HOSTNAME_VERIFICATION accepts a certificate for another name, still checking the CA', async () => {
     const certs = await generateTestCertificates(['DNS:redis.internal.example']);
-    const tlsPort = await freePort();
-    const redis = await startRedis({
-      args: [
-        '--tls-port',
-        String(tlsPort),
-        '--tls-cert-file',
-        certs.serverCert,
-        '--tls-key-file',
-        certs.serverKey,
-        '--tls-ca-cert-file',
-        certs.caCert,
-        '--tls-auth-clients',
-        'no',
-      ],
-    });
+    const { redis, tlsPort } = await startTlsRedis(certs, 'no');
     const base = { REDIS_URL: `127.0.0.1:${tlsPort}`, REDIS_TLS: 'true', REDIS_TLS_CACERT: certs.caCert };
     const strict = createRedisStore(readRedisSettings(base), recordingDeps(), 0);
     const skipping = createRedisStore(

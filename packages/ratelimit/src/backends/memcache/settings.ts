@@ -1,6 +1,6 @@
 import { SettingsError } from '../../errors.js';
 import { PrefixedEnv, parseHostPort, splitList } from '../redis/env-values.js';
-import type { TlsFileSettings } from '../redis/tls-files.js';
+import { readTlsFileSettings, type TlsFileSettings } from '../redis/tls-files.js';
 
 /** MEMCACHE_TLS_*: file paths, read when the store starts. */
 export type MemcacheTlsSettings = TlsFileSettings;
@@ -41,26 +41,11 @@ export function readMemcacheSettings(env: NodeJS.ProcessEnv): MemcacheSettings {
       'the memcache backend needs servers: set MEMCACHE_HOST_PORT (host:port,...) or MEMCACHE_SRV (an SRV record name)',
     );
   }
-  const clientCertFile = reader.optionalString('TLS_CLIENT_CERT');
-  const clientKeyFile = reader.optionalString('TLS_CLIENT_KEY');
-  const caCertFile = reader.optionalString('TLS_CACERT');
-  if ((clientCertFile === undefined) !== (clientKeyFile === undefined)) {
-    throw new SettingsError(
-      reader.primary(clientCertFile === undefined ? 'TLS_CLIENT_CERT' : 'TLS_CLIENT_KEY'),
-      'a client certificate needs both MEMCACHE_TLS_CLIENT_CERT and MEMCACHE_TLS_CLIENT_KEY',
-    );
-  }
   return {
     hostPorts,
     ...(srv !== undefined ? { srv } : {}),
     srvRefreshMs: reader.durationMs('SRV_REFRESH', MEMCACHE_DEFAULTS.srvRefresh),
     maxIdleConns: reader.int('MAX_IDLE_CONNS', MEMCACHE_DEFAULTS.maxIdleConns),
-    tls: {
-      enabled: reader.bool('TLS', false),
-      ...(clientCertFile ? { clientCertFile } : {}),
-      ...(clientKeyFile ? { clientKeyFile } : {}),
-      ...(caCertFile ? { caCertFile } : {}),
-      skipHostnameVerification: reader.bool('TLS_SKIP_HOSTNAME_VERIFICATION', false),
-    },
+    tls: readTlsFileSettings(reader),
   };
 }

@@ -1,6 +1,6 @@
 import { SettingsError } from '../../errors.js';
 import { PrefixedEnv, parseHostPort, splitList } from './env-values.js';
-import type { TlsFileSettings } from './tls-files.js';
+import { readTlsFileSettings, type TlsFileSettings } from './tls-files.js';
 
 export type RedisTopology = 'single' | 'sentinel' | 'cluster';
 export type PoolOnEmptyBehavior = 'CREATE' | 'ERROR' | 'WAIT';
@@ -71,7 +71,7 @@ export function readRedisSettings(
   log?: { warn(message: string): void },
 ): RedisSettings {
   const main = new PrefixedEnv(env, 'REDIS_', 'KVSTORE_');
-  const tls = readTls(main);
+  const tls = readTlsFileSettings(main);
   const mainInstance = readInstance(main, 'REDIS', tls, log);
   const perSecondEnabled = main.bool('PERSECOND', false);
   let perSecond: RedisInstanceSettings | undefined;
@@ -86,25 +86,6 @@ export function readRedisSettings(
     main: mainInstance,
     ...(perSecond ? { perSecond } : {}),
     healthCheckActiveConnection: main.bool('HEALTH_CHECK_ACTIVE_CONNECTION', false),
-  };
-}
-
-function readTls(reader: PrefixedEnv): RedisTlsSettings {
-  const clientCertFile = reader.optionalString('TLS_CLIENT_CERT');
-  const clientKeyFile = reader.optionalString('TLS_CLIENT_KEY');
-  const caCertFile = reader.optionalString('TLS_CACERT');
-  if ((clientCertFile === undefined) !== (clientKeyFile === undefined)) {
-    throw new SettingsError(
-      reader.primary(clientCertFile === undefined ? 'TLS_CLIENT_CERT' : 'TLS_CLIENT_KEY'),
-      'a client certificate needs both REDIS_TLS_CLIENT_CERT and REDIS_TLS_CLIENT_KEY',
-    );
-  }
-  return {
-    enabled: reader.bool('TLS', false),
-    ...(clientCertFile ? { clientCertFile } : {}),
-    ...(clientKeyFile ? { clientKeyFile } : {}),
-    ...(caCertFile ? { caCertFile } : {}),
-    skipHostnameVerification: reader.bool('TLS_SKIP_HOSTNAME_VERIFICATION', false),
   };
 }
 
