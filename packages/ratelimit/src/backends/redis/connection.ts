@@ -152,6 +152,9 @@ function openClient(settings: RedisInstanceSettings, tls: ConnectionOptions | un
       return new Redis({
         ...options,
         Connector: GuardedSentinelConnector,
+        // ioredis uses `tls` for the master found through the sentinels only with this flag; the
+        // sentinels themselves are reached in plain TCP, as radix does in the reference.
+        enableTLSForSentinelMode: tls !== undefined,
         sentinels: settings.nodes.map((node) => ({ host: node.host, port: node.port })),
         name: settings.sentinelMasterName as string,
         ...(settings.sentinelAuth?.username !== undefined

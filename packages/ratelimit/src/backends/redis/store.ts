@@ -42,18 +42,24 @@ export class RedisCounterStore implements CounterStore {
     hits: readonly CounterHit[],
     options: { stopIncrementWhenOverLimit: boolean },
   ): Promise<number[]> {
-    if (hits.length === 0) return [];
-    let addends: readonly number[] = hits.map((hit) => hit.addend);
-    if (options.stopIncrementWhenOverLimit && addends.some((addend) => addend > 0)) {
-      addends = await this.addendsStoppingOverLimit(hits, addends);
+    const count = hits.length;
+    if (count === 0) return [];
+    // Plain arrays filled in one pass: the hot path builds no object per key.
+    const keys = new Array<string>(count);
+    let addends = new Array<number>(count);
+    const ttls = new Array<number>(count);
+    let adds = false;
+    for (let i = 0; i < count; i++) {
+      const hit = hits[i] as CounterHit;
+      keys[i] = hit.key;
+      addends[i] = hit.addend;
+      ttls[i] = this.ttl(hit);
+      if (hit.addend > 0) adds = true;
     }
-    const ttls = hits.map((hit) => this.ttl(hit));
-    return this.runRouted(hits, (keys, indexes) => ({
-      kind: 'increment',
-      keys,
-      addends: indexes.map((i) => addends[i] as number),
-      ttls: indexes.map((i) => ttls[i] as number),
-    }));
+    if (options.stopIncrementWhenOverLimit && adds) {
+      addends = await this.addendsStoppingOverLimit(hits, keys, addends);
+    }
+    return this.runRouted(hits, { kind: 'increment', keys, addends, ttls });
   }
 
   isHealthy(): boolean {
@@ -76,37 +82,27 @@ export class RedisCounterStore implements CounterStore {
    */
   private async addendsStoppingOverLimit(
     hits: readonly CounterHit[],
-    addends: readonly number[],
-  ): Promise<readonly number[]> {
-    const counts = await this.runRouted(hits, (keys) => ({ kind: 'get', keys, addends: [], ttls: [] }));
+    keys: string[],
+    addends: number[],
+  ): Promise<number[]> {
+    const counts = await this.runRouted(hits, { kind: 'get', keys, addends: [], ttls: [] });
     const flagged = hits.map((hit, i) => (counts[i] as number) + (addends[i] as number) > hit.limit);
     if (!flagged.includes(true)) return addends;
     return addends.map((addend, i) => (flagged[i] ? addend : 0));
   }
 
-  /** Splits hits between the instances, runs both at once and puts the results back in order. */
-  private async runRouted(
-    hits: readonly CounterHit[],
-    build: (keys: string[], indexes: number[]) => CommandBatch,
-  ): Promise<number[]> {
+  /** Sends SECOND-unit keys to the per-second instance (both at once) and merges the results. */
+  private async runRouted(hits: readonly CounterHit[], batch: CommandBatch): Promise<number[]> {
     const perSecond = this.perSecond;
-    if (!perSecond || !hits.some((hit) => hit.unit === 'SECOND')) {
-      return this.main.run(
-        build(
-          hits.map((hit) => hit.key),
-          allIndexes(hits.length),
-        ),
-      );
-    }
+    if (!perSecond || !hits.some((hit) => hit.unit === 'SECOND')) return this.main.run(batch);
     const mainIndexes: number[] = [];
     const secondIndexes: number[] = [];
     hits.forEach((hit, i) => {
       (hit.unit === 'SECOND' ? secondIndexes : mainIndexes).push(i);
     });
-    const keysOf = (indexes: number[]) => indexes.map((i) => (hits[i] as CounterHit).key);
     const [mainValues, secondValues] = await Promise.all([
-      mainIndexes.length > 0 ? this.main.run(build(keysOf(mainIndexes), mainIndexes)) : [],
-      perSecond.run(build(keysOf(secondIndexes), secondIndexes)),
+      mainIndexes.length > 0 ? this.main.run(subset(batch, mainIndexes)) : [],
+      perSecond.run(subset(batch, secondIndexes)),
     ]);
     const values = new Array<number>(hits.length);
     mainIndexes.forEach((at, i) => {
@@ -135,8 +131,8 @@ export class RedisCounterStore implements CounterStore {
   }
 }
 
-function allIndexes(length: number): number[] {
-  const indexes = new Array<number>(length);
-  for (let i = 0; i < length; i++) indexes[i] = i;
-  return indexes;
+/** The part of a batch for the keys at `indexes`. */
+function subset(batch: CommandBatch, indexes: readonly number[]): CommandBatch {
+  const pick = <T>(values: readonly T[]) => (values.length === 0 ? [] : indexes.map((i) => values[i] as T));
+  return { kind: batch.kind, keys: pick(batch.keys), addends: pick(batch.addends), ttls: pick(batch.ttls) };
 }
