@@ -2,7 +2,7 @@
 // ratelimit-client: sends one ShouldRateLimit call, like the reference's client_cmd.
 import { readFileSync } from 'node:fs';
 import { credentials } from '@grpc/grpc-js';
-import { FlagError, type FlagSpec, parseFlags, usage } from '../src/cli/flags.js';
+import { type FlagSpec, parseFlagsOrExit } from '../src/cli/flags.js';
 import { toProtoText } from '../src/cli/proto-text.js';
 import { type ClientRequest, RateLimitClient } from '../src/client/client.js';
 
@@ -30,14 +30,7 @@ function fail(message: string, code = 1): never {
   process.exit(code);
 }
 
-let flags: ReturnType<typeof parseFlags>;
-try {
-  flags = parseFlags(process.argv.slice(2), FLAGS);
-} catch (error) {
-  if (!(error instanceof FlagError)) throw error;
-  process.stderr.write(`${error.message}\n${usage('ratelimit-client', FLAGS)}`);
-  process.exit(2);
-}
+const flags = parseFlagsOrExit('ratelimit-client', FLAGS);
 for (const [name, value] of flags.given) process.stdout.write(`Flag: --${name}="${value}"\n`);
 
 const descriptors: ClientRequest['descriptors'][number][] = [];

@@ -3,7 +3,7 @@
 // config_check_cmd, and exits 1 with the validation error when one is invalid.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { FlagError, type FlagSpec, parseFlags, usage } from '../src/cli/flags.js';
+import { type FlagSpec, parseFlagsOrExit } from '../src/cli/flags.js';
 import { loadConfig } from '../src/config/loader.js';
 import type { ConfigSource } from '../src/provider/provider.js';
 
@@ -16,14 +16,7 @@ const FLAGS: FlagSpec[] = [
   },
 ];
 
-let flags: ReturnType<typeof parseFlags>;
-try {
-  flags = parseFlags(process.argv.slice(2), FLAGS);
-} catch (error) {
-  if (!(error instanceof FlagError)) throw error;
-  process.stderr.write(`${error.message}\n${usage('ratelimit-config-check', FLAGS)}`);
-  process.exit(2);
-}
+const flags = parseFlagsOrExit('ratelimit-config-check', FLAGS);
 
 const directory = flags.strings.get('config_dir') ?? '';
 process.stdout.write('checking rate limit configs...\n');

@@ -1,5 +1,10 @@
 import { SettingsError } from './errors.js';
 
+interface Range {
+  readonly min: number;
+  readonly max: number;
+}
+
 /**
  * Typed reads of environment settings with aliases (the spec's generic spellings) and errors
  * that name the setting. An empty value counts as unset, like the reference's envconfig.
@@ -30,41 +35,37 @@ export class EnvReader {
     return parsed;
   }
 
-  integer(
-    name: string,
-    fallback: number,
-    range: { min: number; max: number },
-    aliases?: readonly string[],
-  ): number {
-    const found = this.raw(name, aliases);
-    if (!found) return fallback;
-    const value = /^[-+]?\d+$/.test(found.value.trim()) ? Number(found.value) : Number.NaN;
-    if (!Number.isSafeInteger(value) || value < range.min || value > range.max) {
-      throw new SettingsError(
-        found.name,
-        `'${found.value}' is not an integer between ${range.min} and ${range.max}`,
-      );
-    }
-    return value;
+  integer(name: string, fallback: number, range: Range, aliases?: readonly string[]): number {
+    return this.numeric(name, fallback, range, 'an integer', aliases, (text) =>
+      /^[-+]?\d+$/.test(text.trim()) && Number.isSafeInteger(Number(text)) ? Number(text) : Number.NaN,
+    );
   }
 
   port(name: string, fallback: number, aliases?: readonly string[]): number {
     return this.integer(name, fallback, { min: 0, max: 65_535 }, aliases);
   }
 
-  number(
+  number(name: string, fallback: number, range: Range, aliases?: readonly string[]): number {
+    return this.numeric(name, fallback, range, 'a number', aliases, (text) =>
+      text.trim() === '' ? Number.NaN : Number(text),
+    );
+  }
+
+  private numeric(
     name: string,
     fallback: number,
-    range: { min: number; max: number },
-    aliases?: readonly string[],
+    range: Range,
+    what: string,
+    aliases: readonly string[] | undefined,
+    parse: (text: string) => number,
   ): number {
     const found = this.raw(name, aliases);
     if (!found) return fallback;
-    const value = Number(found.value);
-    if (found.value.trim() === '' || !Number.isFinite(value) || value < range.min || value > range.max) {
+    const value = parse(found.value);
+    if (!Number.isFinite(value) || value < range.min || value > range.max) {
       throw new SettingsError(
         found.name,
-        `'${found.value}' is not a number between ${range.min} and ${range.max}`,
+        `'${found.value}' is not ${what} between ${range.min} and ${range.max}`,
       );
     }
     return value;

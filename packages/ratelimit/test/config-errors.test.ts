@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { loadConfig } from '../src/config/loader.js';
 import { ConfigError } from '../src/errors.js';
@@ -29,7 +30,10 @@ function rejects(files: Record<string, string>, message: string, merge = false) 
 const NAME = 'config.basic.yaml';
 
 test('YAML syntax errors and duplicate mapping keys', () => {
-  assert.throws(() => load({ [NAME]: 'domain: [\n' }), /config\.basic\.yaml: error loading config file: yaml: line 2: /);
+  assert.throws(
+    () => load({ [NAME]: 'domain: [\n' }),
+    /config\.basic\.yaml: error loading config file: yaml: line 2: /,
+  );
   rejects(
     { [NAME]: 'domain: a\ndomain: b\n' },
     'config.basic.yaml: error loading config file: yaml: line 2: Map keys must be unique',
@@ -38,17 +42,26 @@ test('YAML syntax errors and duplicate mapping keys', () => {
 
 test('wrong scalar types are unmarshal errors', () => {
   rejects(
-    { [NAME]: 'domain: d\ndescriptors:\n  - key: k\n    rate_limit:\n      unit: second\n      requests_per_unit: "10"\n' },
+    {
+      [NAME]:
+        'domain: d\ndescriptors:\n  - key: k\n    rate_limit:\n      unit: second\n      requests_per_unit: "10"\n',
+    },
     'config.basic.yaml: error loading config file: yaml: unmarshal errors:\n  line 6: cannot unmarshal !!str `10` into uint32',
   );
   rejects(
-    { [NAME]: 'domain: d\ndescriptors:\n  - key: k\n    rate_limit:\n      unit: second\n      requests_per_unit: -1\n' },
+    {
+      [NAME]:
+        'domain: d\ndescriptors:\n  - key: k\n    rate_limit:\n      unit: second\n      requests_per_unit: -1\n',
+    },
     'config.basic.yaml: error loading config file: yaml: unmarshal errors:\n  line 6: cannot unmarshal !!int `-1` into uint32',
   );
 });
 
 test('keys outside the allow-list, non-string keys, lists of non-maps, unsupported leaves', () => {
-  rejects({ [NAME]: 'domain: d\nratelimit: 1\n' }, "config.basic.yaml: config error, unknown key 'ratelimit'");
+  rejects(
+    { [NAME]: 'domain: d\nratelimit: 1\n' },
+    "config.basic.yaml: config error, unknown key 'ratelimit'",
+  );
   rejects(
     { [NAME]: 'domain: d\ndescriptors:\n  - key: k\n    0.25: x\n' },
     'config.basic.yaml: config error, key is not of type string: 0.25',
@@ -58,7 +71,9 @@ test('keys outside the allow-list, non-string keys, lists of non-maps, unsupport
     'config.basic.yaml: config error, yaml file contains list of type other than map: a',
   );
   rejects(
-    { [NAME]: 'domain: d\ndescriptors:\n  - key: k\n    rate_limit: {unit: second, requests_per_unit: 1.5}\n' },
+    {
+      [NAME]: 'domain: d\ndescriptors:\n  - key: k\n    rate_limit: {unit: second, requests_per_unit: 1.5}\n',
+    },
     'config.basic.yaml: error checking config',
   );
 });
@@ -70,8 +85,10 @@ test('empty or missing domain, including an empty file', () => {
 
 test('a domain in two files is an error unless MERGE_DOMAIN_CONFIG', () => {
   const files = {
-    'config.a.yaml': 'domain: d\ndescriptors:\n  - {key: a, rate_limit: {unit: second, requests_per_unit: 1}}\n',
-    'config.b.yaml': 'domain: d\ndescriptors:\n  - {key: b, rate_limit: {unit: second, requests_per_unit: 1}}\n',
+    'config.a.yaml':
+      'domain: d\ndescriptors:\n  - {key: a, rate_limit: {unit: second, requests_per_unit: 1}}\n',
+    'config.b.yaml':
+      'domain: d\ndescriptors:\n  - {key: b, rate_limit: {unit: second, requests_per_unit: 1}}\n',
   };
   rejects(files, "config.b.yaml: duplicate domain 'd' in config file");
   const merged = load(files, true);
@@ -80,14 +97,21 @@ test('a domain in two files is an error unless MERGE_DOMAIN_CONFIG', () => {
     ['d.a', 'd.b'],
   );
   rejects(
-    { ...files, 'config.c.yaml': 'domain: d\ndescriptors:\n  - {key: a, rate_limit: {unit: second, requests_per_unit: 2}}\n' },
+    {
+      ...files,
+      'config.c.yaml':
+        'domain: d\ndescriptors:\n  - {key: a, rate_limit: {unit: second, requests_per_unit: 2}}\n',
+    },
     "config.c.yaml: duplicate descriptor composite key 'd.a'",
     true,
   );
 });
 
 test('descriptor errors: empty key, duplicate composite key', () => {
-  rejects({ [NAME]: 'domain: d\ndescriptors:\n  - {value: v}\n' }, 'config.basic.yaml: descriptor has empty key');
+  rejects(
+    { [NAME]: 'domain: d\ndescriptors:\n  - {value: v}\n' },
+    'config.basic.yaml: descriptor has empty key',
+  );
   rejects(
     {
       [NAME]:
@@ -97,19 +121,29 @@ test('descriptor errors: empty key, duplicate composite key', () => {
   );
   rejects(
     {
-      [NAME]:
-        'domain: d\ndescriptors:\n  - key: p\n    descriptors:\n      - {key: c}\n      - {key: c}\n',
+      [NAME]: 'domain: d\ndescriptors:\n  - key: p\n    descriptors:\n      - {key: c}\n      - {key: c}\n',
     },
     "config.basic.yaml: duplicate descriptor composite key 'd.p.c'",
   );
 });
 
 test('rate limit errors: units, unlimited with a unit, replaces', () => {
-  const rule = (block: string) => ({ [NAME]: `domain: d\ndescriptors:\n  - key: k\n    rate_limit: ${block}\n` });
-  rejects(rule('{unit: fortnight, requests_per_unit: 1}'), "config.basic.yaml: invalid rate limit unit 'fortnight'");
+  const rule = (block: string) => ({
+    [NAME]: `domain: d\ndescriptors:\n  - key: k\n    rate_limit: ${block}\n`,
+  });
+  rejects(
+    rule('{unit: fortnight, requests_per_unit: 1}'),
+    "config.basic.yaml: invalid rate limit unit 'fortnight'",
+  );
   rejects(rule('{requests_per_unit: 1}'), "config.basic.yaml: invalid rate limit unit ''");
-  rejects(rule('{unit: unknown, requests_per_unit: 1}'), "config.basic.yaml: invalid rate limit unit 'unknown'");
-  rejects(rule('{unit: second, unlimited: true}'), 'config.basic.yaml: should not specify rate limit unit when unlimited');
+  rejects(
+    rule('{unit: unknown, requests_per_unit: 1}'),
+    "config.basic.yaml: invalid rate limit unit 'unknown'",
+  );
+  rejects(
+    rule('{unit: second, unlimited: true}'),
+    'config.basic.yaml: should not specify rate limit unit when unlimited',
+  );
   rejects(
     rule('{unit: second, requests_per_unit: 1, replaces: [{name: ""}]}'),
     'config.basic.yaml: should not have an empty replaces entry',
@@ -137,18 +171,32 @@ test('share_threshold needs a trailing wildcard', () => {
 
 test('yaml.v2 leniencies: non-string scalars in string fields, only the first document', () => {
   const config = load({
-    [NAME]: 'domain: d\ndescriptors:\n  - {key: k, value: 123, rate_limit: {unit: second, requests_per_unit: 1}}\n---\nbogus: 1\n',
+    [NAME]:
+      'domain: d\ndescriptors:\n  - {key: k, value: 123, rate_limit: {unit: second, requests_per_unit: 1}}\n---\nbogus: 1\n',
   });
   assert.equal(config.rules[0]?.fullKey, 'd.k_123');
 });
 
 test('object sources (xDS) get the same validation, named by the resource', () => {
   assert.throws(
-    () => loadConfig([{ kind: 'object', name: 'xds-resource', value: { domain: 'd', descriptors: [{ key: '' }] } }], false),
+    () =>
+      loadConfig(
+        [{ kind: 'object', name: 'xds-resource', value: { domain: 'd', descriptors: [{ key: '' }] } }],
+        false,
+      ),
     /xds-resource: descriptor has empty key/,
   );
   const config = loadConfig(
-    [{ kind: 'object', name: 'r', value: { domain: 'd', descriptors: [{ key: 'k', rate_limit: { unit: 'MINUTE', requests_per_unit: 3 } }] } }],
+    [
+      {
+        kind: 'object',
+        name: 'r',
+        value: {
+          domain: 'd',
+          descriptors: [{ key: 'k', rate_limit: { unit: 'MINUTE', requests_per_unit: 3 } }],
+        },
+      },
+    ],
     false,
   );
   assert.equal(config.rules[0]?.requestsPerUnit, 3);
@@ -157,19 +205,29 @@ test('object sources (xDS) get the same validation, named by the resource', () =
 test('ratelimit-config-check reports the first error and exits 1, or says all ok', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'config-check-'));
   const run = promisify(execFile);
-  const command = ['tsx', 'bin/ratelimit-config-check.ts', '-config_dir', dir];
+  const bin = fileURLToPath(new URL('../bin/ratelimit-config-check.ts', import.meta.url));
+  const command = ['--import', 'tsx', bin, '-config_dir', dir];
   try {
-    await writeFile(join(dir, 'a.yaml'), 'domain: a\ndescriptors:\n  - {key: k, rate_limit: {unit: second, requests_per_unit: 1}}\n');
-    const ok = await run('npx', command);
-    assert.match(ok.stdout, /^checking rate limit configs\.\.\.\nloading config directory: .*\nopening config file: .*a\.yaml\nall rate limit configs ok\n$/);
+    await writeFile(
+      join(dir, 'a.yaml'),
+      'domain: a\ndescriptors:\n  - {key: k, rate_limit: {unit: second, requests_per_unit: 1}}\n',
+    );
+    const ok = await run(process.execPath, command);
+    assert.match(
+      ok.stdout,
+      /^checking rate limit configs\.\.\.\nloading config directory: .*\nopening config file: .*a\.yaml\nall rate limit configs ok\n$/,
+    );
     await writeFile(join(dir, 'b.yaml'), 'domain: a\n');
-    const failed = await run('npx', command).then(
+    const failed = await run(process.execPath, command).then(
       () => assert.fail('expected exit 1'),
       (error: { code: number; stdout: string }) => error,
     );
     assert.equal(failed.code, 1);
-    assert.match(failed.stdout, /error loading rate limit configs: b\.yaml: duplicate domain 'a' in config file\n$/);
-    const merged = await run('npx', [...command, '-merge_domain_configs']);
+    assert.match(
+      failed.stdout,
+      /error loading rate limit configs: b\.yaml: duplicate domain 'a' in config file\n$/,
+    );
+    const merged = await run(process.execPath, [...command, '-merge_domain_configs']);
     assert.match(merged.stdout, /all rate limit configs ok/);
   } finally {
     await rm(dir, { recursive: true, force: true });

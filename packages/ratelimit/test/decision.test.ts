@@ -33,9 +33,18 @@ test('near threshold is computed in float32 like the reference', () => {
 test('the arithmetic matches every row of the decision table', () => {
   for (const row of TABLE) {
     const stats = new StatStore().ruleStats('x');
-    const remaining = applyCounterResult(stats, row.limit, nearLimitThreshold(row.limit, 0.8), row.before + row.addend, row.addend);
+    const remaining = applyCounterResult(
+      stats,
+      row.limit,
+      nearLimitThreshold(row.limit, 0.8),
+      row.before + row.addend,
+      row.addend,
+    );
     assert.equal(remaining, row.code === 'OK' ? row.remaining : -1, JSON.stringify(row));
-    assert.deepEqual([stats.overLimit.value, stats.nearLimit.value, stats.withinLimit.value], [row.over, row.near, row.within]);
+    assert.deepEqual(
+      [stats.overLimit.value, stats.nearLimit.value, stats.withinLimit.value],
+      [row.over, row.near, row.within],
+    );
   }
 });
 
@@ -52,7 +61,10 @@ describe('decision table over gRPC, with counters moved by hitsAddend', () => {
       const value = `row${index}`;
       const entries = [{ key, value }];
       if (row.before > 0) {
-        await t.client.shouldRateLimit({ domain: 'table', descriptors: [{ entries, hitsAddend: { value: row.before } }] });
+        await t.client.shouldRateLimit({
+          domain: 'table',
+          descriptors: [{ entries, hitsAddend: { value: row.before } }],
+        });
       }
       const start = ruleCounters(t.server, `table.${key}`);
       const response = await t.client.shouldRateLimit({
@@ -74,7 +86,10 @@ describe('decision table over gRPC, with counters moved by hitsAddend', () => {
 
   test('a check-only descriptor (hitsAddend 0) at 11 of 10 is over, and counts nothing', async () => {
     const entries = [{ key: 'l10', value: 'check-only' }];
-    await t.client.shouldRateLimit({ domain: 'table', descriptors: [{ entries, hitsAddend: { value: 11 } }] });
+    await t.client.shouldRateLimit({
+      domain: 'table',
+      descriptors: [{ entries, hitsAddend: { value: 11 } }],
+    });
     const start = ruleCounters(t.server, 'table.l10');
     const response = await t.client.shouldRateLimit({
       domain: 'table',
@@ -106,14 +121,21 @@ describe('decision table over gRPC, with counters moved by hitsAddend', () => {
       descriptors: [{ entries: [{ key: 'zero', value: 'a' }], hitsAddend: { value: 0 } }],
     });
     assert.equal(check.overallCode, 'OK');
-    const hit = await t.client.shouldRateLimit({ domain: 'table', descriptors: [{ entries: [{ key: 'zero', value: 'a' }] }] });
+    const hit = await t.client.shouldRateLimit({
+      domain: 'table',
+      descriptors: [{ entries: [{ key: 'zero', value: 'a' }] }],
+    });
     assert.equal(hit.overallCode, 'OVER_LIMIT');
   });
 
   test('a fresh window resets the count, and durationUntilReset counts down to the window edge', async () => {
     const entries = [{ key: 'l8', value: 'window' }];
     t.clock.seconds = 1_700_000_020; // 20 s before a minute edge (1_700_000_040 is divisible by 60)
-    const first = await t.client.shouldRateLimit({ domain: 'table', descriptors: [{ entries }], hitsAddend: 8 });
+    const first = await t.client.shouldRateLimit({
+      domain: 'table',
+      descriptors: [{ entries }],
+      hitsAddend: 8,
+    });
     const status = (first.statuses as Array<Record<string, unknown>>)[0];
     assert.deepEqual(status?.durationUntilReset, { seconds: 20, nanos: 0 });
     const over = await t.client.shouldRateLimit({ domain: 'table', descriptors: [{ entries }] });

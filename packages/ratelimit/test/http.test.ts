@@ -38,7 +38,12 @@ describe('POST /json (Appendix A)', () => {
     assert.deepEqual(JSON.parse(response.body), {
       overallCode: 'OK',
       statuses: [
-        { code: 'OK', currentLimit: { requestsPerUnit: 50, unit: 'SECOND' }, limitRemaining: 49, durationUntilReset: '1s' },
+        {
+          code: 'OK',
+          currentLimit: { requestsPerUnit: 50, unit: 'SECOND' },
+          limitRemaining: 49,
+          durationUntilReset: '1s',
+        },
       ],
     });
   });
@@ -75,9 +80,13 @@ describe('POST /json (Appendix A)', () => {
   });
 
   test('hits_addend and hitsAddend are both accepted; strings are accepted for integers', async () => {
-    const snake = await t.json('{"domain":"basic","hits_addend":3,"descriptors":[{"entries":[{"key":"key1","value":"s"}]}]}');
+    const snake = await t.json(
+      '{"domain":"basic","hits_addend":3,"descriptors":[{"entries":[{"key":"key1","value":"s"}]}]}',
+    );
     assert.equal(JSON.parse(snake.body).statuses[0].limitRemaining, 47);
-    const camel = await t.json('{"domain":"basic","hitsAddend":"2","descriptors":[{"entries":[{"key":"key1","value":"c"}]}]}');
+    const camel = await t.json(
+      '{"domain":"basic","hitsAddend":"2","descriptors":[{"entries":[{"key":"key1","value":"c"}]}]}',
+    );
     assert.equal(JSON.parse(camel.body).statuses[0].limitRemaining, 48);
     const perDescriptor = await t.json(
       '{"domain":"basic","descriptors":[{"entries":[{"key":"key1","value":"d"}],"hits_addend":4}]}',
@@ -95,15 +104,24 @@ describe('POST /json (Appendix A)', () => {
     ['empty descriptor list', '{"domain":"basic","descriptors":[]}'],
     ['no descriptors', '{"domain":"basic"}'],
     ['unknown field', '{"domain":"basic","bogus":1}'],
-    ['unknown nested field', '{"domain":"basic","descriptors":[{"entries":[{"key":"a","value":"b","x":1}]}]}'],
+    [
+      'unknown nested field',
+      '{"domain":"basic","descriptors":[{"entries":[{"key":"a","value":"b","x":1}]}]}',
+    ],
     ['empty body', ''],
     ['a lone brace', '}'],
     ['not an object', '[1,2]'],
     ['wrong type', '{"domain":5,"descriptors":[]}'],
     ['negative hitsAddend', '{"domain":"basic","hitsAddend":-1,"descriptors":[{"entries":[{"key":"a"}]}]}'],
-    ['both spellings', '{"domain":"basic","hitsAddend":1,"hits_addend":2,"descriptors":[{"entries":[{"key":"a"}]}]}'],
+    [
+      'both spellings',
+      '{"domain":"basic","hitsAddend":1,"hits_addend":2,"descriptors":[{"entries":[{"key":"a"}]}]}',
+    ],
     ['descriptors not a list', '{"domain":"basic","descriptors":{}}'],
-    ['bad override unit', '{"domain":"basic","descriptors":[{"entries":[{"key":"a"}],"limit":{"unit":"FORTNIGHT"}}]}'],
+    [
+      'bad override unit',
+      '{"domain":"basic","descriptors":[{"entries":[{"key":"a"}],"limit":{"unit":"FORTNIGHT"}}]}',
+    ],
     ['invalid UTF-8 JSON', '{"domain":"\u0000'],
   ];
   for (const [name, text] of badBodies) {
@@ -116,7 +134,9 @@ describe('POST /json (Appendix A)', () => {
   }
 
   test('an override with unit UNKNOWN is a service error: 400', async () => {
-    const response = await t.json('{"domain":"basic","descriptors":[{"entries":[{"key":"a"}],"limit":{"requestsPerUnit":1}}]}');
+    const response = await t.json(
+      '{"domain":"basic","descriptors":[{"entries":[{"key":"a"}],"limit":{"requestsPerUnit":1}}]}',
+    );
     assert.equal(response.status, 400);
   });
 
@@ -133,8 +153,14 @@ describe('POST /json (Appendix A)', () => {
       await sendGarbage(t.server.ports.http, randomBytes(512));
       await sendGarbage(t.server.ports.grpc, randomBytes(512));
     }
-    await sendGarbage(t.server.ports.grpc, Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\u0000\u0000\u0004garbage'));
-    await sendGarbage(t.server.ports.http, Buffer.from('POST /json HTTP/1.1\r\nContent-Length: 99999\r\n\r\n{'));
+    await sendGarbage(
+      t.server.ports.grpc,
+      Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\u0000\u0000\u0004garbage'),
+    );
+    await sendGarbage(
+      t.server.ports.http,
+      Buffer.from('POST /json HTTP/1.1\r\nContent-Length: 99999\r\n\r\n{'),
+    );
     assert.equal((await t.json(body('basic', 'key1', 'after-garbage'))).status, 200);
     const grpc = await t.client.shouldRateLimit(request('basic', ['key1=after-garbage']));
     assert.equal(grpc.overallCode, 'OK');
@@ -156,8 +182,14 @@ describe('gRPC service errors (status UNKNOWN with the reference messages)', () 
     });
 
   test('empty domain and empty descriptor list', async () => {
-    await rejectsWith(t.client.shouldRateLimit(request('', ['key1=a'])), 'rate limit domain must not be empty');
-    await rejectsWith(t.client.shouldRateLimit({ domain: 'basic', descriptors: [] }), 'rate limit descriptor list must not be empty');
+    await rejectsWith(
+      t.client.shouldRateLimit(request('', ['key1=a'])),
+      'rate limit domain must not be empty',
+    );
+    await rejectsWith(
+      t.client.shouldRateLimit({ domain: 'basic', descriptors: [] }),
+      'rate limit descriptor list must not be empty',
+    );
     const counters = t.server.stats.snapshot().counters;
     assert.equal(counters.get('ratelimit.service.call.should_rate_limit.service_error'), 2);
   });

@@ -18,7 +18,13 @@ test('local cache: the TestOverLimitWithLocalCache sequence and its gauges', asy
   const t = await startTestServer({ 'another.yaml': ANOTHER }, { LOCAL_CACHE_SIZE_IN_BYTES: '1000' });
   try {
     const call = async (addend: number) =>
-      statusesOf(await t.client.shouldRateLimit({ domain: 'another', descriptors: [{ entries: [{ key: 'key15', value: 'v' }] }], hitsAddend: addend }))[0];
+      statusesOf(
+        await t.client.shouldRateLimit({
+          domain: 'another',
+          descriptors: [{ entries: [{ key: 'key15', value: 'v' }] }],
+          hitsAddend: addend,
+        }),
+      )[0];
     await call(10);
     assert.equal((await call(1))?.limitRemaining, 4); // 10 -> 11
     await call(1); // 11 -> 12
@@ -79,7 +85,9 @@ test('rule shadow mode: always OK, remaining 0 once over, shadow_mode counts the
     const stats = ruleCounters(t.server, 'another.shady');
     assert.equal(stats.shadow_mode, 2);
     assert.equal(stats.over_limit, 2);
-    const http = await t.json('{"domain":"another","descriptors":[{"entries":[{"key":"shady","value":"x"}]}]}');
+    const http = await t.json(
+      '{"domain":"another","descriptors":[{"entries":[{"key":"shady","value":"x"}]}]}',
+    );
     assert.equal(http.status, 200);
   } finally {
     await t.stop();
@@ -89,7 +97,11 @@ test('rule shadow mode: always OK, remaining 0 once over, shadow_mode counts the
 test('global SHADOW_MODE: overall OK, statuses keep OVER_LIMIT, HTTP 200, global_shadow_mode counted', async () => {
   const t = await startTestServer({ 'another.yaml': ANOTHER }, { SHADOW_MODE: 'true' });
   try {
-    await t.client.shouldRateLimit({ domain: 'another', descriptors: [{ entries: [{ key: 'ten', value: 'g' }] }], hitsAddend: 10 });
+    await t.client.shouldRateLimit({
+      domain: 'another',
+      descriptors: [{ entries: [{ key: 'ten', value: 'g' }] }],
+      hitsAddend: 10,
+    });
     const response = await t.client.shouldRateLimit(request('another', ['ten=g'], ['key2=g']));
     assert.equal(response.overallCode, 'OK');
     assert.deepEqual(
@@ -106,23 +118,35 @@ test('global SHADOW_MODE: overall OK, statuses keep OVER_LIMIT, HTTP 200, global
 });
 
 test('response headers: limit, remaining and reset of the over status (10/MINUTE at clock 2 gives 10, 0, 58)', async () => {
-  const t = await startTestServer({ 'another.yaml': ANOTHER }, { LIMIT_RESPONSE_HEADERS_ENABLED: 'true' }, { startAt: 2 });
+  const t = await startTestServer(
+    { 'another.yaml': ANOTHER },
+    { LIMIT_RESPONSE_HEADERS_ENABLED: 'true' },
+    { startAt: 2 },
+  );
   try {
-    await t.client.shouldRateLimit({ domain: 'another', descriptors: [{ entries: [{ key: 'ten', value: 'h' }] }], hitsAddend: 10 });
+    await t.client.shouldRateLimit({
+      domain: 'another',
+      descriptors: [{ entries: [{ key: 'ten', value: 'h' }] }],
+      hitsAddend: 10,
+    });
     const response = await t.client.shouldRateLimit(request('another', ['ten=h'], ['key2=h']));
     assert.deepEqual(response.responseHeadersToAdd, [
       { key: 'RateLimit-Limit', value: '10', rawValue: Buffer.alloc(0) },
       { key: 'RateLimit-Remaining', value: '0', rawValue: Buffer.alloc(0) },
       { key: 'RateLimit-Reset', value: '58', rawValue: Buffer.alloc(0) },
     ]);
-    const http = await t.json('{"domain":"another","descriptors":[{"entries":[{"key":"key3","value":"h"}]},{"entries":[{"key":"key2","value":"h2"}]}]}');
+    const http = await t.json(
+      '{"domain":"another","descriptors":[{"entries":[{"key":"key3","value":"h"}]},{"entries":[{"key":"key2","value":"h2"}]}]}',
+    );
     // The smallest remaining wins: key3 has 9 left of 10/hour, key2 19 of 20/minute.
     assert.deepEqual(JSON.parse(http.body).responseHeadersToAdd, [
       { key: 'RateLimit-Limit', value: '10' },
       { key: 'RateLimit-Remaining', value: '9' },
       { key: 'RateLimit-Reset', value: '3598' },
     ]);
-    const none = await t.json('{"domain":"another","descriptors":[{"entries":[{"key":"nothing","value":"h"}]}]}');
+    const none = await t.json(
+      '{"domain":"another","descriptors":[{"entries":[{"key":"nothing","value":"h"}]}]}',
+    );
     assert.equal(JSON.parse(none.body).responseHeadersToAdd, undefined);
   } finally {
     await t.stop();
@@ -132,7 +156,12 @@ test('response headers: limit, remaining and reset of the over status (10/MINUTE
 test('response headers use the configured names, and are absent when disabled', async () => {
   const t = await startTestServer(
     { 'another.yaml': ANOTHER },
-    { LIMIT_RESPONSE_HEADERS_ENABLED: 'true', LIMIT_LIMIT_HEADER: 'X-L', LIMIT_REMAINING_HEADER: 'X-R', LIMIT_RESET_HEADER: 'X-Z' },
+    {
+      LIMIT_RESPONSE_HEADERS_ENABLED: 'true',
+      LIMIT_LIMIT_HEADER: 'X-L',
+      LIMIT_REMAINING_HEADER: 'X-R',
+      LIMIT_RESET_HEADER: 'X-Z',
+    },
   );
   const off = await startTestServer({ 'another.yaml': ANOTHER });
   try {
@@ -150,7 +179,10 @@ test('response headers use the configured names, and are absent when disabled', 
 });
 
 test('STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT: key2 stays at 10 remaining once key3 is over', async () => {
-  const t = await startTestServer({ 'another.yaml': ANOTHER }, { STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT: 'true' });
+  const t = await startTestServer(
+    { 'another.yaml': ANOTHER },
+    { STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT: 'true' },
+  );
   try {
     for (let i = 0; i < 15; i++) {
       const response = await t.client.shouldRateLimit(request('another', ['key2=stop'], ['key3=stop']));
@@ -170,7 +202,11 @@ test('STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT with the local cache: a cached key
     { STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT: 'true', LOCAL_CACHE_SIZE_IN_BYTES: '1000' },
   );
   try {
-    await t.client.shouldRateLimit({ domain: 'another', descriptors: [{ entries: [{ key: 'ten', value: 'c' }] }], hitsAddend: 11 });
+    await t.client.shouldRateLimit({
+      domain: 'another',
+      descriptors: [{ entries: [{ key: 'ten', value: 'c' }] }],
+      hitsAddend: 11,
+    });
     const response = await t.client.shouldRateLimit(request('another', ['ten=c'], ['key2=c']));
     assert.equal(statusesOf(response)[0]?.code, 'OVER_LIMIT');
     const again = await t.client.shouldRateLimit(request('another', ['key2=c']));
@@ -191,8 +227,13 @@ test('RESPONSE_DYNAMIC_METADATA echoes the request as a Struct over gRPC and JSO
     const fields = (response.dynamicMetadata as { fields: Record<string, Record<string, unknown>> }).fields;
     assert.equal(fields.domain?.stringValue, 'another');
     assert.equal(fields.hitsAddend?.numberValue, 3);
-    const http = await t.json('{"domain":"another","descriptors":[{"entries":[{"key":"key2","value":"m"}]}]}');
-    assert.deepEqual(JSON.parse(http.body).dynamicMetadata, { domain: 'another', descriptors: [{ entries: ['key2=m'] }] });
+    const http = await t.json(
+      '{"domain":"another","descriptors":[{"entries":[{"key":"key2","value":"m"}]}]}',
+    );
+    assert.deepEqual(JSON.parse(http.body).dynamicMetadata, {
+      domain: 'another',
+      descriptors: [{ entries: ['key2=m'] }],
+    });
   } finally {
     await t.stop();
   }

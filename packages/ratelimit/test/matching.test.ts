@@ -86,7 +86,10 @@ describe('matching rules', () => {
   test('stat keys: load-time by default, runtime with detailed_metric and value_to_metric', () => {
     assert.equal(matchDescriptor(domain, entries('wild=foobaz'))?.statKey, 'm.wild_foo*');
     assert.equal(matchDescriptor(domain, entries('detailed=abc'))?.statKey, 'm.detailed_abc');
-    assert.equal(matchDescriptor(domain, entries('tenant=acme', 'path=/v1'))?.statKey, 'm.tenant_acme.path_/v1');
+    assert.equal(
+      matchDescriptor(domain, entries('tenant=acme', 'path=/v1'))?.statKey,
+      'm.tenant_acme.path_/v1',
+    );
   });
 
   test('share_threshold: the pattern with * replaces the value in the cache key and the stat key', () => {
@@ -99,7 +102,10 @@ describe('matching rules', () => {
 describe('example config of the reference (domain rl) over gRPC', () => {
   let t: TestServer;
   before(async () => {
-    const example = readFileSync(new URL('../examples/runtime/ratelimit/config/example.yaml', import.meta.url), 'utf8');
+    const example = readFileSync(
+      new URL('../examples/runtime/ratelimit/config/example.yaml', import.meta.url),
+      'utf8',
+    );
     t = await startTestServer({ 'example.yaml': example });
   });
   after(() => t.stop());
@@ -116,7 +122,10 @@ describe('example config of the reference (domain rl) over gRPC', () => {
 
   test('replaces.sh: replaced rules neither apply nor count, across descriptors and in chains', async () => {
     assert.equal(await codes(['foo=bkthomps', 'bar=banned']), 'OVER_LIMIT');
-    assert.equal(await codes(['foo=bkthomps', 'bar=banned'], ['source_cluster=proxy', 'destination_cluster=mock']), 'OVER_LIMIT');
+    assert.equal(
+      await codes(['foo=bkthomps', 'bar=banned'], ['source_cluster=proxy', 'destination_cluster=mock']),
+      'OVER_LIMIT',
+    );
     const override = ['source_cluster=proxy', 'destination_cluster=override'];
     assert.equal(await codes(['foo=bkthomps', 'bar=banned'], override), 'OK');
     assert.equal(await codes(['foo=bkthomps', 'bar=banned'], override), 'OK');
@@ -135,7 +144,11 @@ describe('example config of the reference (domain rl) over gRPC', () => {
     // category=account replaces both bkthomps and fake_name: a chain where both rules are replaced.
     const fake = ['source_cluster=proxy', 'destination_cluster=fake'];
     for (let i = 0; i < 4; i++) {
-      assert.equal(await codes(['foo=my_foo', 'bar=bkthomps'], fake, ['category=account']), 'OK', `call ${i + 1}`);
+      assert.equal(
+        await codes(['foo=my_foo', 'bar=bkthomps'], fake, ['category=account']),
+        'OK',
+        `call ${i + 1}`,
+      );
     }
     assert.equal(await codes(['foo=my_foo', 'bar=bkthomps'], fake, ['category=account']), 'OVER_LIMIT');
     assert.equal(await codes(['foo=foo_2', 'bar=bkthomps']), 'OK');
@@ -169,7 +182,10 @@ describe('example config of the reference (domain rl) over gRPC', () => {
     const response = await t.client.shouldRateLimit(request('nope', ['a=b'], ['c=d']));
     assert.equal(response.overallCode, 'OK');
     assert.deepEqual(
-      (response.statuses as Array<Record<string, unknown>>).map((status) => [status.code, status.currentLimit]),
+      (response.statuses as Array<Record<string, unknown>>).map((status) => [
+        status.code,
+        status.currentLimit,
+      ]),
       [
         ['OK', null],
         ['OK', null],
@@ -184,7 +200,10 @@ describe('example config of the reference (domain rl) over gRPC', () => {
   });
 
   test('a request limit override applies with its own stat key, only in a known domain', async () => {
-    const descriptor = { entries: entries('user=alice', 'path='), limit: { requestsPerUnit: 1, unit: 'HOUR' } };
+    const descriptor = {
+      entries: entries('user=alice', 'path='),
+      limit: { requestsPerUnit: 1, unit: 'HOUR' },
+    };
     const first = await t.client.shouldRateLimit({ domain: 'rl', descriptors: [descriptor] });
     const status = (first.statuses as Array<Record<string, unknown>>)[0];
     assert.deepEqual(status?.currentLimit, { name: '', requestsPerUnit: 1, unit: 'HOUR' });
@@ -197,11 +216,14 @@ describe('example config of the reference (domain rl) over gRPC', () => {
 
   test('an override with an unknown unit is an error for that call, not a crash', async () => {
     const descriptor = { entries: entries('user=bob'), limit: { requestsPerUnit: 1, unit: 'UNKNOWN' } };
-    await assert.rejects(t.client.shouldRateLimit({ domain: 'rl', descriptors: [descriptor] }), (error: { code: number; details: string }) => {
-      assert.equal(error.code, 2);
-      assert.match(error.details, /invalid rate limit unit 'UNKNOWN'/);
-      return true;
-    });
+    await assert.rejects(
+      t.client.shouldRateLimit({ domain: 'rl', descriptors: [descriptor] }),
+      (error: { code: number; details: string }) => {
+        assert.equal(error.code, 2);
+        assert.match(error.details, /invalid rate limit unit 'UNKNOWN'/);
+        return true;
+      },
+    );
     assert.equal((await t.client.check('ratelimit')).status, 'SERVING');
   });
 });
@@ -220,7 +242,8 @@ descriptors:
   after(() => t.stop());
 
   test('all values under the wildcard share one counter', async () => {
-    for (let i = 0; i < 10; i++) await t.client.shouldRateLimit(request('share-threshold-test', ['files=files/a.pdf']));
+    for (let i = 0; i < 10; i++)
+      await t.client.shouldRateLimit(request('share-threshold-test', ['files=files/a.pdf']));
     const response = await t.client.shouldRateLimit(request('share-threshold-test', ['files=files/b.csv']));
     const status = (response.statuses as Array<Record<string, unknown>>)[0];
     assert.equal(status?.code, 'OVER_LIMIT');
@@ -230,7 +253,9 @@ descriptors:
 
   test('without share_threshold every value counts on its own', async () => {
     for (let i = 0; i < 10; i++) {
-      const response = await t.client.shouldRateLimit(request('share-threshold-test', [`files_no_share=files_no_share/${i}`]));
+      const response = await t.client.shouldRateLimit(
+        request('share-threshold-test', [`files_no_share=files_no_share/${i}`]),
+      );
       assert.equal((response.statuses as Array<Record<string, unknown>>)[0]?.limitRemaining, 9);
     }
   });

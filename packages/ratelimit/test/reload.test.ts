@@ -9,7 +9,8 @@ descriptors:
   - {key: key1, rate_limit: {unit: second, requests_per_unit: 50}}
   - {key: block, rate_limit: {unit: second, requests_per_unit: 0}}
 `;
-const BASIC = 'domain: basic\ndescriptors:\n  - {key: key1, rate_limit: {unit: second, requests_per_unit: 50}}\n';
+const BASIC =
+  'domain: basic\ndescriptors:\n  - {key: key1, rate_limit: {unit: second, requests_per_unit: 50}}\n';
 
 test('RUNTIME_WATCH_ROOT=false: a new file, a bad file and a removed file each reload', async () => {
   const t = await startTestServer({ 'basic.yaml': BASIC }, { RUNTIME_WATCH_ROOT: 'false' });
@@ -82,7 +83,10 @@ test('RUNTIME_WATCH_ROOT=true: swapping the root symlink reloads; names keep the
 });
 
 test('the goruntime file names appear in errors: config.<file> with watch root, <file> without', async () => {
-  const bad = { 'bad.yaml': 'domain: d\ndescriptors:\n  - {key: k, rate_limit: {unit: fortnight, requests_per_unit: 1}}\n' };
+  const bad = {
+    'bad.yaml':
+      'domain: d\ndescriptors:\n  - {key: k, rate_limit: {unit: fortnight, requests_per_unit: 1}}\n',
+  };
   const messages: string[] = [];
   const log = { debug() {}, info() {}, warn() {}, error: (message: string) => messages.push(message) };
   const withRoot = await startTestServer(bad, {}, { overrides: { log } });
@@ -98,11 +102,14 @@ test('the goruntime file names appear in errors: config.<file> with watch root, 
 test('a failed initial load: every call fails with "no rate limit configuration loaded"', async () => {
   const t = await startTestServer({ 'bad.yaml': 'domain: ""\n' });
   try {
-    await assert.rejects(t.client.shouldRateLimit(request('basic', ['key1=a'])), (error: { code: number; details: string }) => {
-      assert.equal(error.code, 2);
-      assert.equal(error.details, 'no rate limit configuration loaded');
-      return true;
-    });
+    await assert.rejects(
+      t.client.shouldRateLimit(request('basic', ['key1=a'])),
+      (error: { code: number; details: string }) => {
+        assert.equal(error.code, 2);
+        assert.equal(error.details, 'no rate limit configuration loaded');
+        return true;
+      },
+    );
     assert.equal((await t.json('{"domain":"basic","descriptors":[{"entries":[{"key":"a"}]}]}')).status, 400);
     assert.equal((await t.get('debug', '/rlconfig')).body, '');
   } finally {

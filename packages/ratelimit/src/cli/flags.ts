@@ -61,3 +61,14 @@ export function usage(command: string, specs: readonly FlagSpec[]): string {
   );
   return `Usage of ${command}:\n${lines.join('\n')}\n`;
 }
+
+/** Parses the process arguments, or prints the error and the usage and exits 2, like Go's flag package. */
+export function parseFlagsOrExit(command: string, specs: readonly FlagSpec[]): ParsedFlags {
+  try {
+    return parseFlags(process.argv.slice(2), specs);
+  } catch (error) {
+    if (!(error instanceof FlagError)) throw error;
+    process.stderr.write(`${error.message}\n${usage(command, specs)}`);
+    process.exit(2);
+  }
+}

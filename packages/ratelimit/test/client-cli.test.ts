@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { startTestServer, type TestServer } from './helpers/server.js';
+
+const run = promisify(execFile);
+const bin = fileURLToPath(new URL('../bin/ratelimit-client.ts', import.meta.url));
+const client = (...args: string[]) => run(process.execPath, ['--import', 'tsx', bin, ...args]);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => assert.fail('expected a non-zero exit'),
+    (error: { code: number; stdout: string; stderr: string }) => error,
+  );
+
+describe('ratelimit-client', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer({
+      'd.yaml':
+        'domain: d\ndescriptors:\n  - key: a\n    descriptors:\n      - {key: b, rate_limit: {unit: minute, requests_per_unit: 5}}\n',
+    });
+  });
+  after(() => t.stop());
+
+  test('echoes its flags and prints the response in text format', async () => {
+    const dial = `127.0.0.1:${t.server.ports.grpc}`;
+    const { stdout } = await client(
+      '-dial_string',
+      dial,
+      '-domain',
+      'd',
+      '-descriptors',
+      'a=1,b=2',
+      '-descriptors=x=y',
+    );
+    assert.equal(
+      stdout,
+      [
+        `Flag: --dial_string="${dial}"`,
+        'Flag: --domain="d"',
+        'Flag: --descriptors="a=1,b=2"',
+        'Flag: --descriptors="x=y"',
+        'response: statuses:{code:OK current_limit:{requests_per_unit:5 unit:MINUTE} limit_remaining:4 duration_until_reset:{seconds:40}} statuses:{code:OK} overall_code:OK',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  test('exits 1 on a request error and on an invalid descriptor list', async () => {
+    const dial = `127.0.0.1:${t.server.ports.grpc}`;
+    const empty = await failure(client('-dial_string', dial, '-descriptors', 'a=1'));
+    assert.equal(empty.code, 1);
+    assert.match(empty.stdout, /request error: 2 UNKNOWN: rate limit domain must not be empty\n$/);
+    const invalid = await failure(client('-dial_string', dial, '-domain', 'd', '-descriptors', 'a=1=2'));
+    assert.equal(invalid.code, 1);
+    assert.match(invalid.stdout, /invalid descriptor list\n$/);
+    const unknownFlag = await failure(client('-bogus'));
+    assert.equal(unknownFlag.code, 2);
+    assert.match(unknownFlag.stderr, /^flag provided but not defined: -bogus\nUsage of ratelimit-client:/);
+  });
+});

@@ -1,0 +1,157 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { freePort, waitForPort } from '@platform/testkit';
+import { RateLimitClient } from '../src/client/client.js';
+import { HealthModel } from '../src/server/health.js';
+import { eventually, request, startTestServer } from './helpers/server.js';
+
+test('health model: any failed component fails the whole; all must be OK again', () => {
+  const health = new HealthModel(true);
+  assert.equal(health.isHealthy(), false, 'the config component starts unhealthy');
+  const changes: boolean[] = [];
+  health.onChange((healthy) => changes.push(healthy));
+  health.ok('config');
+  health.fail('redis');
+  health.fail('sigterm');
+  health.ok('redis');
+  assert.equal(health.isHealthy(), false);
+  assert.deepEqual(changes, [true, false]);
+  assert.equal(new HealthModel(false).isHealthy(), true);
+});
+
+test('HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED: unhealthy until a domain is loaded', async () => {
+  const empty = await startTestServer({}, { HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED: 'true' });
+  const loaded = await startTestServer(
+    { 'a.yaml': 'domain: a\n' },
+    { HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED: 'true' },
+  );
+  try {
+    assert.deepEqual(await empty.get('http', '/healthcheck'), { status: 500, body: '' });
+    assert.equal((await empty.client.check('ratelimit')).status, 'NOT_SERVING');
+    assert.equal((await empty.client.check('')).status, 'SERVING');
+    assert.deepEqual(await loaded.get('http', '/healthcheck'), { status: 200, body: 'OK' });
+    assert.equal((await loaded.client.check('ratelimit')).status, 'SERVING');
+  } finally {
+    await empty.stop();
+    await loaded.stop();
+  }
+});
+
+test('a store that reports itself down fails health, and recovers with it', async () => {
+  let listener: (healthy: boolean) => void = () => {};
+  let healthy = true;
+  const store = {
+    kind: 'redis' as const,
+    hit: () => Promise.resolve([]),
+    isHealthy: () => healthy,
+    onHealthChange: (fn: (healthy: boolean) => void) => {
+      listener = fn;
+    },
+    close: () => Promise.resolve(),
+  };
+  const t = await startTestServer({}, {}, { overrides: { store } });
+  try {
+    healthy = false;
+    listener(false);
+    assert.equal((await t.get('http', '/healthcheck')).status, 500);
+    healthy = true;
+    listener(true);
+    assert.equal((await t.get('http', '/healthcheck')).status, 200);
+  } finally {
+    await t.stop();
+  }
+});
+
+test('shutdown(): health fails at once, in-flight calls finish, then the ports close', async () => {
+  // A store that holds the call until the test releases it, so the call is surely in flight.
+  let release: () => void = () => {};
+  let reached: () => void = () => {};
+  const storeReached = new Promise<void>((resolve) => {
+    reached = resolve;
+  });
+  const store = {
+    kind: 'memory' as const,
+    hit: () => {
+      reached();
+      return new Promise<number[]>((resolve) => {
+        release = () => resolve([1]);
+      });
+    },
+    isHealthy: () => true,
+    onHealthChange: () => {},
+    close: () => Promise.resolve(),
+  };
+  const t = await startTestServer(
+    { 'a.yaml': 'domain: a\ndescriptors:\n  - {key: k, rate_limit: {unit: second, requests_per_unit: 5}}\n' },
+    {},
+    { overrides: { store } },
+  );
+  const inFlight = t.client.shouldRateLimit(request('a', ['k=v']));
+  await storeReached;
+  const done = t.server.shutdown();
+  release();
+  assert.equal(t.server.health.isHealthy(), false);
+  assert.equal((await inFlight).overallCode, 'OK');
+  await done;
+  await assert.rejects(fetch(`http://127.0.0.1:${t.server.ports.http}/healthcheck`));
+  await t.stop();
+});
+
+test('the ratelimit command exits 0 after SIGTERM, and fails fast on a bad setting', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'ratelimit-bin-'));
+  await mkdir(join(root, 'config'), { recursive: true });
+  await writeFile(join(root, 'config', 'a.yaml'), 'domain: a\n');
+  const [http, grpc, debug] = [await freePort(), await freePort(), await freePort()];
+  const env = {
+    ...process.env,
+    BACKEND_TYPE: 'memory',
+    RUNTIME_ROOT: root,
+    HOST: '127.0.0.1',
+    PORT: String(http),
+    GRPC_HOST: '127.0.0.1',
+    GRPC_PORT: String(grpc),
+    DEBUG_HOST: '127.0.0.1',
+    DEBUG_PORT: String(debug),
+    USE_STATSD: 'false',
+    DISABLE_STATS: 'true',
+  };
+  try {
+    const bin = fileURLToPath(new URL('../bin/ratelimit.ts', import.meta.url));
+    const command = [process.execPath, ['--import', 'tsx', bin]] as const;
+    const child = spawn(...command, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await waitForPort(debug);
+    const client = new RateLimitClient(`127.0.0.1:${grpc}`);
+    await eventually(
+      async () => (await client.check('ratelimit').catch(() => ({ status: '' }))).status === 'SERVING',
+      10_000,
+    );
+    client.close();
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
+    assert.match(stderr, /received SIGTERM, shutting down gracefully/);
+
+    const bad = spawn(...command, { env: { ...env, PORT: 'eighty' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let badStderr = '';
+    bad.stderr.on('data', (chunk) => {
+      badStderr += chunk;
+    });
+    const badExit = await new Promise<number | null>((resolve) => bad.on('exit', (code) => resolve(code)));
+    assert.equal(badExit, 1);
+    assert.match(
+      badStderr,
+      /ratelimit: invalid setting PORT: 'eighty' is not an integer between 0 and 65535/,
+    );
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});

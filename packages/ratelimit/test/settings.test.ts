@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseGoBool, parseGoDuration } from '../src/env-reader.js';
+import { SettingsError } from '../src/errors.js';
+import { readSettings } from '../src/settings.js';
+
+test('defaults follow the reference, with the project decisions', () => {
+  const settings = readSettings({});
+  assert.deepEqual(settings.http, { host: '0.0.0.0', port: 8080 });
+  assert.equal(settings.grpc.port, 8081);
+  assert.equal(settings.grpc.maxConnectionAgeMs, 24 * 3_600_000);
+  assert.equal(settings.grpc.maxConnectionAgeGraceMs, 3_600_000);
+  assert.deepEqual(settings.debug, { host: '0.0.0.0', port: 6070 });
+  assert.equal(settings.config.type, 'FILE');
+  assert.equal(settings.config.runtimeRoot, '/srv/runtime_data/current');
+  assert.equal(settings.config.runtimeAppDirectory, 'config');
+  assert.equal(settings.config.runtimeWatchRoot, true);
+  assert.equal(settings.limiter.nearLimitRatio, 0.8);
+  assert.equal(settings.limiter.expirationJitterMaxSeconds, 300);
+  assert.equal(settings.limiter.limitHeader, 'RateLimit-Limit');
+  assert.equal(settings.backend.type, 'redis');
+  assert.deepEqual(settings.log, { level: 'warn', format: 'text' });
+  assert.equal(settings.stats.useStatsd, true);
+  assert.equal(settings.stats.statsdHost, 'localhost');
+  assert.equal(settings.stats.flushIntervalMs, 10_000);
+  assert.equal(settings.stats.prometheusAddr, ':9090');
+  assert.equal(settings.tracing.serviceName, 'RateLimit');
+  assert.match(settings.tracing.serviceInstanceId, /^[0-9a-f-]{36}$/);
+  assert.equal(settings.xds.serverUrl, 'localhost:18000');
+  assert.equal(settings.xds.backoffJitter, true);
+  assert.equal(settings.xds.backoffInitialIntervalMs, 10_000);
+  assert.ok(Object.isFrozen(settings) && Object.isFrozen(settings.limiter));
+});
+
+test('the spec document spellings are aliases of the real names', () => {
+  const settings = readSettings({
+    BACKEND_TYPE: 'objcache',
+    USE_PUSHSTATS: 'false',
+    USE_PULLSTATS: 'true',
+    PULLSTATS_ADDR: ':9191',
+    PULLSTATS_PATH: '/m',
+  });
+  assert.equal(settings.backend.type, 'memcache');
+  assert.equal(settings.stats.useStatsd, false);
+  assert.equal(settings.stats.usePrometheus, true);
+  assert.equal(settings.stats.prometheusAddr, ':9191');
+  assert.equal(settings.stats.prometheusPath, '/m');
+  const tagged = readSettings({
+    USE_STATSD: 'false',
+    USE_TAGSTATS: 'true',
+    TAGSTATS_MOGRIFIERS: 'A',
+    TAGSTATS_MOGRIFIER_A_PATTERN: '^ratelimit\\.(\\w+)$',
+    TAGSTATS_MOGRIFIER_A_NAME: 'rl',
+    TAGSTATS_MOGRIFIER_A_TAGS: 'what:$1',
+  });
+  assert.equal(tagged.stats.useDogStatsd, true);
+  assert.equal(tagged.stats.dogStatsdMogrifiers[0]?.metricName, 'rl');
+  assert.deepEqual(tagged.stats.dogStatsdMogrifiers[0]?.tags, ['what:$1']);
+  assert.equal(readSettings({ BACKEND_TYPE: 'memory' }).backend.type, 'memory');
+});
+
+test('parsing: Go booleans and durations, pairs, log levels', () => {
+  assert.equal(parseGoBool('T'), true);
+  assert.equal(parseGoBool('False'), false);
+  assert.equal(parseGoBool('yes'), undefined);
+  assert.equal(parseGoDuration('1s'), 1000);
+  assert.equal(parseGoDuration('500ms'), 500);
+  assert.equal(parseGoDuration('1h30m'), 5_400_000);
+  assert.equal(parseGoDuration('1.5h'), 5_400_000);
+  assert.equal(parseGoDuration('0'), 0);
+  assert.equal(parseGoDuration('10'), undefined);
+  const settings = readSettings({
+    EXTRA_TAGS: 'a:b,c:d',
+    CONFIG_GRPC_XDS_NODE_METADATA: 'k=v',
+    LOG_LEVEL: 'debug',
+    LOG_FORMAT: 'json',
+    STATS_FLUSH_INTERVAL: '250ms',
+  });
+  assert.deepEqual(settings.stats.extraTags, [
+    ['a', 'b'],
+    ['c', 'd'],
+  ]);
+  assert.deepEqual(settings.xds.nodeMetadata, [['k', 'v']]);
+  assert.deepEqual(settings.log, { level: 'debug', format: 'json' });
+  assert.equal(settings.stats.flushIntervalMs, 250);
+});
+
+test('invalid values fail fast with a message naming the setting', () => {
+  const cases: Array<[Record<string, string>, RegExp]> = [
+    [{ PORT: 'eighty' }, /^PORT: 'eighty' is not an integer between 0 and 65535$/],
+    [{ GRPC_PORT: '70000' }, /^GRPC_PORT: /],
+    [{ SHADOW_MODE: 'yes' }, /^SHADOW_MODE: 'yes' is not a boolean/],
+    [{ NEAR_LIMIT_RATIO: '1.5' }, /^NEAR_LIMIT_RATIO: /],
+    [
+      { BACKEND_TYPE: 'mongo' },
+      /^BACKEND_TYPE: 'mongo' is not one of redis, memcache \(alias objcache\), memory$/,
+    ],
+    [{ CONFIG_TYPE: 'ETCD' }, /^CONFIG_TYPE: 'ETCD' is not one of FILE, GRPC_XDS_SOTW$/],
+    [{ GRPC_MAX_CONNECTION_AGE: 'forever' }, /^GRPC_MAX_CONNECTION_AGE: 'forever' is not a duration/],
+    [{ STATS_FLUSH_INTERVAL: '10' }, /^STATS_FLUSH_INTERVAL: /],
+    [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL: /],
+    [{ LOCAL_CACHE_SIZE_IN_BYTES: '-1' }, /^LOCAL_CACHE_SIZE_IN_BYTES: /],
+    [{ EXTRA_TAGS: 'novalue' }, /^EXTRA_TAGS: 'novalue' is not of the form key:value$/],
+    [{ USE_PROMETHEUS: 'true' }, /^USE_STATSD: unable to use more than one stats sink at the same time/],
+    [{ USE_TAGSTATS: 'true', USE_PUSHSTATS: 'true' }, /^USE_STATSD: unable to use more than one stats sink/],
+    [{ USE_STATSD: 'false', USE_DOG_STATSD_MOGRIFIERS: 'X' }, /^DOG_STATSD_MOGRIFIER_X_PATTERN: is required/],
+    [
+      { USE_DOG_STATSD_MOGRIFIERS: 'X', DOG_STATSD_MOGRIFIER_X_PATTERN: '(' },
+      /^DOG_STATSD_MOGRIFIER_X_PATTERN: is not a valid regular expression/,
+    ],
+    [
+      { GRPC_SERVER_USE_TLS: 'true' },
+      /^GRPC_SERVER_USE_TLS: needs GRPC_SERVER_TLS_CERT and GRPC_SERVER_TLS_KEY$/,
+    ],
+    [{ TRACING_SAMPLING_RATE: '2' }, /^TRACING_SAMPLING_RATE: /],
+    [{ TRACING_EXPORTER_PROTOCOL: 'udp' }, /^TRACING_EXPORTER_PROTOCOL: /],
+  ];
+  for (const [env, message] of cases) {
+    assert.throws(
+      () => readSettings(env),
+      (error: unknown) => error instanceof SettingsError && message.test(error.message),
+      JSON.stringify(env),
+    );
+  }
+});
