@@ -44,3 +44,14 @@ export function uniquePrefix(name: string): string {
   sequence += 1;
   return `${name}_${process.pid}_${sequence}_`;
 }
+
+/**
+ * Asserts a TTL that Redis reports in whole seconds counting down: it may already have lost a
+ * second or two by the time the test reads it, but never exceeds what the store set.
+ */
+export function assertTtl(reported: string, expectedSeconds: number): void {
+  const ttl = Number(reported);
+  if (!(ttl <= expectedSeconds && ttl >= expectedSeconds - 2)) {
+    throw new Error(`TTL ${reported}, expected ${expectedSeconds} (or up to 2 s less)`);
+  }
+}

@@ -28,7 +28,7 @@ describe('readMemcacheSettings', () => {
     assert.deepEqual(settings.tls, { enabled: true, caCertFile: '/ca.pem', skipHostnameVerification: true });
   });
 
-  test('clear errors: both HOST_PORT and SRV, neither, a bad address, a bad duration', () => {
+  test('clear errors: both HOST_PORT and SRV, a bad address, a bad duration, a bad count', () => {
     const check = (env: NodeJS.ProcessEnv, setting: string, message: RegExp) =>
       assert.throws(
         () => readMemcacheSettings(env),
@@ -40,7 +40,6 @@ describe('readMemcacheSettings', () => {
       'MEMCACHE_SRV',
       /Both MEMCACHE_HOST_PORT and MEMCACHE_SRV are set/,
     );
-    check({}, 'MEMCACHE_HOST_PORT', /set MEMCACHE_HOST_PORT .* or MEMCACHE_SRV/);
     check({ MEMCACHE_HOST_PORT: 'cache-1' }, 'MEMCACHE_HOST_PORT', /'cache-1' is not a host:port address/);
     check(
       { MEMCACHE_SRV: '_mc._tcp.x', MEMCACHE_SRV_REFRESH: 'soon' },

@@ -178,6 +178,18 @@ describe('Memcached store: failure', { skip }, () => {
   });
 });
 
+test('no servers at all: the store starts, says so loudly, and every call fails open', async () => {
+  const deps = recordingDeps();
+  const store = storeFor({}, deps);
+  try {
+    assert.ok(deps.logged.some((line) => line.includes('memcache backend has no servers')));
+    assert.deepEqual(await store.hit([hitOf('k', 2)]), [2]);
+    assert.equal(deps.counters.get(MEMCACHE_STATS.multigetError), 1);
+  } finally {
+    await store.close();
+  }
+});
+
 describe('Memcached store: SRV', { skip }, () => {
   test('servers come from an SRV record (stub DNS on loopback) and are re-resolved every MEMCACHE_SRV_REFRESH', async () => {
     const dns = await startDnsStub();

@@ -12,7 +12,7 @@ import {
 } from '@platform/testkit';
 import { createRedisStore, readRedisSettings } from '../../src/backends/redis/index.js';
 import { StoreError } from '../../src/errors.js';
-import { eventually, hitOf, recordingDeps, uniquePrefix } from './helpers.js';
+import { assertTtl, eventually, hitOf, recordingDeps, uniquePrefix } from './helpers.js';
 
 const skip = serviceSkip('redis-server', 'redis-server');
 const noStop = { stopIncrementWhenOverLimit: false };
@@ -158,7 +158,7 @@ describe('Redis store: cluster', { skip }, () => {
       );
       assert.ok(slots.size > 3);
       const ttl = await redisCli(cluster.nodes[0]?.port ?? 0, ['-c', 'ttl', keys[0] as string]);
-      assert.equal(ttl, '60');
+      assertTtl(ttl, 60);
     } finally {
       await store.close();
       await cluster.stop();

@@ -35,12 +35,6 @@ export function readMemcacheSettings(env: NodeJS.ProcessEnv): MemcacheSettings {
   if (hostPortSetting) {
     for (const address of hostPorts) parseHostPort(address, hostPortSetting.name);
   }
-  if (hostPorts.length === 0 && srv === undefined) {
-    throw new SettingsError(
-      'MEMCACHE_HOST_PORT',
-      'the memcache backend needs servers: set MEMCACHE_HOST_PORT (host:port,...) or MEMCACHE_SRV (an SRV record name)',
-    );
-  }
   return {
     hostPorts,
     ...(srv !== undefined ? { srv } : {}),

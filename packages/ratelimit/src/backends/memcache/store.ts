@@ -46,6 +46,12 @@ export class MemcacheCounterStore implements CounterStore {
     this.resolveSrv = options.resolveSrv ?? systemSrvResolver;
     if (settings.srv === undefined) {
       this.servers.setServers(settings.hostPorts, 'MEMCACHE_HOST_PORT');
+      if (settings.hostPorts.length === 0) {
+        // The reference starts like this too (gomemcache with no servers): every call fails open.
+        deps.log.error(
+          'memcache backend has no servers: set MEMCACHE_HOST_PORT (host:port,...) or MEMCACHE_SRV; until then no limit is enforced',
+        );
+      }
     } else {
       this.firstResolution = this.resolveUntilFirstSuccess(settings.srv);
     }
