@@ -32,7 +32,8 @@ export const parseGetReply: ReplyParser<Map<string, string>> = (buffer) => {
   for (;;) {
     const end = buffer.indexOf(CRLF, at);
     if (end < 0) return NEED_MORE;
-    const line = buffer.toString('latin1', at, end);
+    // UTF-8: keys may hold any non-space character, and must match the keys we asked for.
+    const line = buffer.toString('utf8', at, end);
     if (line === 'END') return { done: true, value: values, consumed: end + 2 };
     if (isErrorLine(line)) throw new MemcacheReplyError(line);
     const parts = line.split(' ');
