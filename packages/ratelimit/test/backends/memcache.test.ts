@@ -111,6 +111,26 @@ describe('Memcached store, two nodes', { skip }, () => {
     }
   });
 
+  test('windows longer than 30 days are sent as absolute expiry times, so the count is kept', async () => {
+    const store = storeFor({ MEMCACHE_HOST_PORT: hostPort }, recordingDeps(), 300);
+    const p = uniquePrefix('long');
+    try {
+      await store.hit([hitOf(`${p}month`, 1, 10, 'MONTH'), hitOf(`${p}year`, 1, 10, 'YEAR')]);
+      await store.flush();
+      for (const [key, seconds] of [
+        [`${p}month`, 2_592_000],
+        [`${p}year`, 31_536_000],
+      ] as const) {
+        const owner = nodes[crc32(key) % 2] as MemcachedProcess;
+        assert.equal(await memcacheValue(owner.port, key), '1', key);
+        const ttl = (await memcacheTtl(owner.port, key)) as number;
+        assert.ok(ttl > seconds - 5 && ttl <= seconds + 300, `${key} ttl ${ttl}`);
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
   test('concurrent first hits race on add: the losers increment, so no hit is lost', async () => {
     const deps = recordingDeps();
     const store = storeFor({ MEMCACHE_HOST_PORT: hostPort, MEMCACHE_MAX_IDLE_CONNS: '4' }, deps);

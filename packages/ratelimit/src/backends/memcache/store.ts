@@ -15,6 +15,18 @@ export interface MemcacheStoreOptions {
 }
 
 const INT32_MAX = 2_147_483_647;
+/** memcached reads an exptime above 30 days as an absolute Unix time. */
+const MEMCACHE_MAX_RELATIVE_EXPTIME = 2_592_000;
+
+/**
+ * The exptime to send for a TTL in seconds. MONTH and YEAR windows (plus jitter) pass 30 days, which
+ * memcached would read as a moment in 1970 and expire at once (the reference has that bug); those
+ * are sent as absolute times on the wall clock, which is the clock memcached compares with.
+ */
+function memcacheExptime(ttlSeconds: number): number {
+  if (ttlSeconds <= MEMCACHE_MAX_RELATIVE_EXPTIME) return ttlSeconds;
+  return Math.floor(Date.now() / 1000) + ttlSeconds;
+}
 const SRV_RETRY_MAX_MS = 30_000;
 
 /**
@@ -183,7 +195,7 @@ export class MemcacheCounterStore implements CounterStore {
       return;
     }
     const value = String(hit.addend);
-    const ttl = this.ttl(hit);
+    const ttl = memcacheExptime(this.ttl(hit));
     try {
       const added = await server.run(
         `add ${hit.key} 0 ${ttl} ${value.length}\r\n${value}\r\n`,
