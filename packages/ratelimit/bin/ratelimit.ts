@@ -20,7 +20,13 @@ const log = createLogger(settings.log.level, settings.log.format);
 process.on('uncaughtException', (error) => log.error(`unexpected error: ${error.stack ?? error.message}`));
 process.on('unhandledRejection', (reason) => log.error(`unexpected rejection: ${String(reason)}`));
 
-const server = await startServer(settings, { log });
+let server: Awaited<ReturnType<typeof startServer>>;
+try {
+  server = await startServer(settings, { log });
+} catch (error) {
+  process.stderr.write(`ratelimit: cannot start: ${(error as Error).message}\n`);
+  process.exit(1);
+}
 
 for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
   process.once(signal, () => {

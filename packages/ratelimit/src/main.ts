@@ -4,11 +4,12 @@ import { type Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
 import { createStore } from './backends/index.js';
 import type { CounterStore } from './backends/store.js';
 import { ConfigHolder } from './config/loader.js';
+import { SettingsError } from './errors.js';
 import { type Clock, systemClock } from './limiter/clock.js';
 import { RateLimiter } from './limiter/limiter.js';
 import { LocalOverLimitCache } from './limiter/local-cache.js';
 import { createLogger, type Logger } from './log.js';
-import { FileConfigProvider } from './provider/file.js';
+import { createConfigProvider } from './provider/index.js';
 import type { ConfigProvider } from './provider/provider.js';
 import { createDebugServer } from './server/debug.js';
 import { bindGrpc, createGrpcServer } from './server/grpc.js';
@@ -50,6 +51,13 @@ export async function startServer(
   settings: Settings,
   overrides: StartOverrides = {},
 ): Promise<RunningServer> {
+  if (settings.grpcTls.enabled && !overrides.grpcCredentials) {
+    // Never fall back to plaintext when TLS was asked for.
+    throw new SettingsError(
+      'GRPC_SERVER_USE_TLS',
+      'gRPC TLS is not available in this build yet; unset it or pass grpcCredentials to startServer',
+    );
+  }
   const clock = overrides.clock ?? systemClock;
   const log = overrides.log ?? createLogger(settings.log.level, settings.log.format);
   const stats = new StatStore();
@@ -104,18 +112,7 @@ export async function startServer(
     clock,
   );
 
-  const provider =
-    overrides.provider ??
-    new FileConfigProvider(
-      {
-        runtimeRoot: settings.config.runtimeRoot,
-        runtimeSubdirectory: settings.config.runtimeSubdirectory,
-        runtimeAppDirectory: settings.config.runtimeAppDirectory,
-        ignoreDotFiles: settings.config.runtimeIgnoreDotFiles,
-        watchRoot: settings.config.runtimeWatchRoot,
-      },
-      log,
-    );
+  const provider = overrides.provider ?? createConfigProvider(settings, log);
   const providerStarted = provider.start(config.apply);
   if (!settings.config.forceStartWithoutInitialConfig) await providerStarted;
   else providerStarted.catch((error: Error) => log.error(`config provider failed: ${error.message}`));
@@ -192,18 +189,30 @@ function listen(server: HttpServer, host: string, port: number): Promise<number>
   });
 }
 
+/** How long a graceful stop waits for in-flight calls and idle keep-alive clients. */
+const GRACEFUL_STOP_MS = 10_000;
+
 function stopGrpc(server: GrpcServer, graceful: boolean): Promise<void> {
   if (!graceful) {
     server.forceShutdown();
     return Promise.resolve();
   }
-  return new Promise((resolve) => server.tryShutdown(() => resolve()));
+  return new Promise((resolve) => {
+    const force = setTimeout(() => server.forceShutdown(), GRACEFUL_STOP_MS).unref();
+    server.tryShutdown(() => {
+      clearTimeout(force);
+      resolve();
+    });
+  });
 }
 
 function stopHttp(server: HttpServer, graceful: boolean): Promise<void> {
   return new Promise((resolve) => {
-    server.close(() => resolve());
-    if (graceful) server.closeIdleConnections();
-    else server.closeAllConnections();
+    const force = setTimeout(() => server.closeAllConnections(), graceful ? GRACEFUL_STOP_MS : 0).unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
   });
 }

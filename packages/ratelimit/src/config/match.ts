@@ -1,4 +1,4 @@
-import type { DescriptorNode, DomainConfig, LimitMatch } from './tree.js';
+import type { DescriptorNode, DomainConfig, KeyEntries, LimitMatch } from './tree.js';
 
 export interface Entry {
   readonly key: string;
@@ -47,12 +47,7 @@ const byValue = { node: undefined as unknown as DescriptorNode, by: MatchedBy.Va
 const byWildcard = { node: undefined as unknown as DescriptorNode, by: MatchedBy.Wildcard };
 const byFallback = { node: undefined as unknown as DescriptorNode, by: MatchedBy.Fallback };
 
-function lookup(
-  entries:
-    | { byValue: Map<string, DescriptorNode>; wildcards: DescriptorNode[]; fallback?: DescriptorNode }
-    | undefined,
-  value: string,
-): Found | undefined {
+function lookup(entries: KeyEntries | undefined, value: string): Found | undefined {
   if (!entries) return undefined;
   const exact = entries.byValue.get(value);
   if (exact) {
