@@ -1,6 +1,7 @@
 import {
   type ChannelCredentials,
   type Client,
+  type ClientReadableStream,
   credentials as grpcCredentials,
   Metadata,
   type ServiceError,
@@ -42,6 +43,14 @@ export class RateLimitClient {
 
   check(service: string): Promise<{ status: string }> {
     return this.call(this.health, 'Check', { service }) as Promise<{ status: string }>;
+  }
+
+  /** grpc.health.v1.Health/Watch: a stream of `{status}` messages. */
+  watch(service: string): ClientReadableStream<{ status: string }> {
+    const fn = (
+      this.health as unknown as Record<string, (request: unknown) => ClientReadableStream<{ status: string }>>
+    ).Watch as (request: unknown) => ClientReadableStream<{ status: string }>;
+    return fn.call(this.health, { service });
   }
 
   private call(client: Client, method: string, request: unknown): Promise<Record<string, unknown>> {
