@@ -1,6 +1,11 @@
 export { requireBinary, type ServiceUnavailable, serviceSkip } from './binaries.js';
+export { type DnsStub, type SrvAnswer, startDnsStub } from './dns-stub.js';
 export { type MemcachedProcess, startMemcached } from './memcached.js';
 export { freePort, waitForPort } from './ports.js';
 export { databaseUrl } from './postgres.js';
 export { type ManagedProcess, spawnManaged } from './process.js';
 export { type RedisOptions, type RedisProcess, startRedis } from './redis.js';
+export { redisCli, waitForRedisCli } from './redis-cli.js';
+export { type RedisCluster, startRedisCluster } from './redis-cluster.js';
+export { type RedisSentinelOptions, type RedisSentinelSetup, startRedisSentinel } from './redis-sentinel.js';
+export { generateTestCertificates, type TestCertificates } from './tls-certs.js';

@@ -1,20 +1,23 @@
-// CONTRACT placeholder, replaced by the Memcached store work (rl-stores branch).
 import type { CounterStore, StoreDeps } from '../store.js';
+import type { MemcacheSettings } from './settings.js';
+import { MemcacheCounterStore, type MemcacheStoreOptions } from './store.js';
 
-/** Every MEMCACHE_* setting (OBJCACHE_* aliases accepted), parsed and validated. */
-export interface MemcacheSettings {
-  readonly hostPorts: readonly string[];
-}
+export { isLegalKey } from './protocol.js';
+export { type MemcacheSettings, type MemcacheTlsSettings, readMemcacheSettings } from './settings.js';
+export type { SrvRecord, SrvResolver } from './srv.js';
+export { MEMCACHE_STATS } from './stats.js';
+export { MemcacheCounterStore, type MemcacheStoreOptions };
 
-/** Reads MEMCACHE_* settings; throws SettingsError naming the setting. */
-export function readMemcacheSettings(env: NodeJS.ProcessEnv): MemcacheSettings {
-  return { hostPorts: (env.MEMCACHE_HOST_PORT ?? env.OBJCACHE_HOST_PORT ?? '').split(',').filter(Boolean) };
-}
-
+/**
+ * Creates the Memcached store. Never throws for unreachable servers (calls fail open, as in the
+ * reference); throws a StoreError only when a TLS file named in the settings cannot be read.
+ * `options` exists for tests (an SRV resolver pointed at a stub DNS server, a shorter deadline).
+ */
 export function createMemcacheStore(
-  _settings: MemcacheSettings,
-  _deps: StoreDeps,
-  _expirationJitterMaxSeconds: number,
+  settings: MemcacheSettings,
+  deps: StoreDeps,
+  expirationJitterMaxSeconds: number,
+  options?: MemcacheStoreOptions,
 ): CounterStore {
-  throw new Error('placeholder: the Memcached store lands with the rl-stores branch');
+  return new MemcacheCounterStore(settings, deps, expirationJitterMaxSeconds, options);
 }

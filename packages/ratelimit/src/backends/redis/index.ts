@@ -1,22 +1,28 @@
-// CONTRACT placeholder, replaced by the Redis store work: the lead wires these two functions
-// into src/backends/index.ts; their bodies are written in the rl-stores branch.
 import type { CounterStore, StoreDeps } from '../store.js';
+import type { RedisSettings } from './settings.js';
+import { RedisCounterStore } from './store.js';
 
-/** Every REDIS_* / REDIS_PERSECOND_* setting (and KVSTORE_* aliases), parsed and validated. */
-export interface RedisSettings {
-  readonly url: string;
-}
+export { POOL_EMPTY_MESSAGE } from './pool.js';
+export {
+  type PoolOnEmptyBehavior,
+  type RedisAuth,
+  type RedisInstanceSettings,
+  type RedisSettings,
+  type RedisTlsSettings,
+  type RedisTopology,
+  readRedisSettings,
+} from './settings.js';
+export { RedisCounterStore };
 
-/** Reads REDIS_* settings (KVSTORE_* aliases accepted); throws SettingsError naming the setting. */
-export function readRedisSettings(env: NodeJS.ProcessEnv): RedisSettings {
-  return { url: env.REDIS_URL ?? env.KVSTORE_URL ?? '127.0.0.1:6379' };
-}
-
-/** Creates the Redis store. Never throws for an unreachable Redis: it retries with backoff. */
+/**
+ * Creates the Redis store. Never throws for an unreachable Redis: connections retry with backoff
+ * and calls fail with a StoreError until Redis answers. Throws a StoreError only when a TLS file
+ * named in the settings cannot be read.
+ */
 export function createRedisStore(
-  _settings: RedisSettings,
-  _deps: StoreDeps,
-  _expirationJitterMaxSeconds: number,
+  settings: RedisSettings,
+  deps: StoreDeps,
+  expirationJitterMaxSeconds: number,
 ): CounterStore {
-  throw new Error('placeholder: the Redis store lands with the rl-stores branch');
+  return new RedisCounterStore(settings, deps, expirationJitterMaxSeconds);
 }

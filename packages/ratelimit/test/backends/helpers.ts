@@ -1,0 +1,57 @@
+import type { CounterHit, StoreDeps } from '../../src/backends/store.js';
+import { UNIT_SECONDS, type Unit } from '../../src/limiter/window.js';
+
+/** Store dependencies that record what the store reports, with a fixed clock and no jitter. */
+export function recordingDeps(): StoreDeps & {
+  counters: Map<string, number>;
+  logged: string[];
+} {
+  const counters = new Map<string, number>();
+  const logged: string[] = [];
+  return {
+    counters,
+    logged,
+    stats: { inc: (name, by = 1) => counters.set(name, (counters.get(name) ?? 0) + by) },
+    log: {
+      warn: (message) => logged.push(`warn: ${message}`),
+      error: (message) => logged.push(`error: ${message}`),
+    },
+    now: () => 1_700_000_000,
+    random: () => 0,
+  };
+}
+
+export function hitOf(key: string, addend = 1, limit = 100, unit: Unit = 'MINUTE'): CounterHit {
+  return { key, addend, limit, unit, divider: UNIT_SECONDS[unit] };
+}
+
+/** Polls `condition` every 20 ms until it holds or `timeoutMs` passes (for reconnects, not windows). */
+export async function eventually(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`condition not met within ${timeoutMs} ms`);
+}
+
+/** A unique key prefix per test, so tests sharing a server never see each other's counters. */
+let sequence = 0;
+export function uniquePrefix(name: string): string {
+  sequence += 1;
+  return `${name}_${process.pid}_${sequence}_`;
+}
+
+/**
+ * Asserts a TTL that Redis reports in whole seconds counting down: it may already have lost a
+ * second or two by the time the test reads it, but never exceeds what the store set.
+ */
+export function assertTtl(reported: string, expectedSeconds: number): void {
+  const ttl = Number(reported);
+  if (!(ttl <= expectedSeconds && ttl >= expectedSeconds - 2)) {
+    throw new Error(`TTL ${reported}, expected ${expectedSeconds} (or up to 2 s less)`);
+  }
+}
