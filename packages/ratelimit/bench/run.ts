@@ -24,7 +24,7 @@ import {
   renderTargets,
   type Target,
 } from './lib/report.js';
-import { PACKAGE_DIR, type ServerProcess, startServerProcess } from './lib/servers.js';
+import { buildServers, PACKAGE_DIR, type ServerProcess, startServerProcess } from './lib/servers.js';
 import { runWrk, writePostScript } from './lib/wrk.js';
 import { type ConfigSizeResult, measureConfigSize } from './scenarios/config-size.js';
 import { type CountersResult, fillCounters } from './scenarios/counters.js';
@@ -77,7 +77,7 @@ function rateLimitServer(
 ): Promise<ServerProcess> {
   return startServerProcess({
     name,
-    script: 'bin/ratelimit.ts',
+    script: 'bin/ratelimit',
     ports: [p.http, p.grpc, p.debug],
     cpuProfileDir,
     env: {
@@ -119,6 +119,8 @@ async function main(): Promise<void> {
   const stopAll = async () => {
     await Promise.all(servers.splice(0).map((server) => server.stop()));
   };
+  process.stderr.write('bench: building the servers (tsc -p bench/tsconfig.servers.json)\n');
+  await buildServers();
   const redis = await startRedis();
   try {
     await mkdir(join(work, 'ratelimit', 'config'), { recursive: true });
@@ -145,13 +147,13 @@ async function main(): Promise<void> {
       ...(await Promise.all([
         startServerProcess({
           name: 'grpc-noop',
-          script: 'bench/servers/grpc-noop.ts',
+          script: 'bench/servers/grpc-noop',
           args: [String(noopPort)],
           ports: [noopPort],
         }),
         startServerProcess({
           name: 'http-raw',
-          script: 'bench/servers/http-raw.ts',
+          script: 'bench/servers/http-raw',
           args: [String(rawPort)],
           ports: [rawPort],
         }),
@@ -378,9 +380,10 @@ function renderReport(
     '# Rate limit service benchmark',
     '',
     `Run ${startedAt.toISOString()} on ${machine}. Command: \`npm run bench -w packages/ratelimit\``,
-    `(BENCH_SECONDS=${SECONDS}, ${WARM_UP_SECONDS} s warm-up per run). Every server is its own process started with`,
-    '`node --import tsx`; the load generator runs in another process, on the other core. Redis is a',
-    'throwaway `redis-server` on loopback. Requests never hit their limits (1e9 per unit).',
+    `(BENCH_SECONDS=${SECONDS}, ${WARM_UP_SECONDS} s warm-up per run). Every server is its own process, built with`,
+    '`tsc -p bench/tsconfig.servers.json` and run as `node dist/...` like production; the load generator',
+    'runs in another process, on the other core. Redis is a throwaway `redis-server` on loopback.',
+    'Requests never hit their limits (1e9 per unit). Server RSS is the highest seen during the row.',
     '',
     renderRows(rows),
     '',

@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { waitForPort } from '@platform/testkit';
+import { runCommand } from './run-command.js';
 
 /** The package directory, so server scripts resolve whatever the caller's cwd is. */
 export const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
@@ -14,7 +16,7 @@ export interface ServerProcess {
 
 export interface ServerSpec {
   readonly name: string;
-  /** A TypeScript entry point relative to the package directory, run with tsx. */
+  /** An entry point relative to the package directory, without extension: `bin/ratelimit`. */
   readonly script: string;
   readonly args?: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
@@ -25,13 +27,23 @@ export interface ServerSpec {
 }
 
 /**
- * Starts a Node server in its own process (`node --import tsx <script>`), so its RSS and CPU
- * are its own and the load generator runs on the other core.
+ * Compiles the service and the baseline servers to dist/ (bench/tsconfig.servers.json), so they
+ * run the way production does, `node dist/...`, without a TypeScript loader in the process.
+ */
+export async function buildServers(): Promise<void> {
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  await runCommand(process.execPath, [tsc, '-p', `${PACKAGE_DIR}bench/tsconfig.servers.json`], 120_000);
+}
+
+/**
+ * Starts a built server in its own process (`node dist/<script>.js`), so its RSS and CPU are
+ * its own and the load generator runs on the other core.
  */
 export async function startServerProcess(spec: ServerSpec): Promise<ServerProcess> {
-  const nodeArgs = ['--import', 'tsx'];
+  const nodeArgs: string[] = [];
   if (spec.cpuProfileDir) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${spec.cpuProfileDir}`);
-  const child = spawn(process.execPath, [...nodeArgs, spec.script, ...(spec.args ?? [])], {
+  const entry = `dist/${spec.script}.js`;
+  const child = spawn(process.execPath, [...nodeArgs, entry, ...(spec.args ?? [])], {
     cwd: PACKAGE_DIR,
     env: { ...process.env, ...spec.env },
     stdio: ['ignore', 'ignore', 'pipe'],

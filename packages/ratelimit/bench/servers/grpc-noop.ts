@@ -1,5 +1,5 @@
 // Baseline: a grpc-js server with the same protos and loader options as the rate limit service,
-// whose ShouldRateLimit answers OK at once. Usage: tsx bench/servers/grpc-noop.ts <port>
+// whose ShouldRateLimit answers OK at once. Usage: node dist/bench/servers/grpc-noop.js <port>
 import { Server, ServerCredentials, type sendUnaryData } from '@grpc/grpc-js';
 import { loadProtos } from '../../src/server/proto.js';
 

@@ -1,5 +1,5 @@
 // Baseline: a raw node:http server answering every request with a fixed JSON body.
-// Usage: tsx bench/servers/http-raw.ts <port>
+// Usage: node dist/bench/servers/http-raw.js <port>
 import { createServer } from 'node:http';
 
 const port = Number(process.argv[2]);
