@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { RateLimitClient } from '../../src/client/client.js';
 import { measureProcess, rssMb } from '../lib/process-stats.js';
 import type { ServerProcess } from '../lib/servers.js';
@@ -5,17 +6,21 @@ import type { ServerProcess } from '../lib/servers.js';
 export interface CountersResult {
   readonly counters: number;
   readonly idleRssMb: number;
-  readonly rssMb: number;
+  /** The highest RSS while filling: live counters plus the garbage of the requests. */
+  readonly peakRssMb: number;
+  /** RSS once the filled server has been idle for SETTLE_MS (V8 collects when idle). */
+  readonly settledRssMb: number;
   readonly seconds: number;
 }
 
-const PER_REQUEST = 1000;
-const IN_FLIGHT = 4;
+const PER_REQUEST = 100;
+const IN_FLIGHT = 2;
+const SETTLE_MS = 3000;
 
 /**
  * Creates `total` live counters in a running memory-store server through gRPC: requests of
- * 1,000 descriptors `counter=<distinct value>` (an hourly rule), and checks that every one was
- * a fresh counter (remaining = limit - 1). Then reads the server's RSS.
+ * 100 descriptors `counter=<distinct value>` (an hourly rule), and checks that every one was
+ * a fresh counter (remaining = limit - 1). Reads the server's RSS while filling and once settled.
  */
 export async function fillCounters(
   server: ServerProcess,
@@ -45,11 +50,14 @@ export async function fillCounters(
       };
       await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
     });
+    const seconds = (performance.now() - started) / 1000;
+    await delay(SETTLE_MS);
     return {
       counters: total,
       idleRssMb,
-      rssMb: usage.maxRssMb,
-      seconds: (performance.now() - started) / 1000,
+      peakRssMb: usage.maxRssMb,
+      settledRssMb: rssMb(server.pid),
+      seconds,
     };
   } finally {
     client.close();
