@@ -294,26 +294,14 @@ async function main(): Promise<void> {
       await halfRate('HTTP /json Redis', redisServer, redisJson, (rate) => httpPaced(redisPorts.http, rate)),
     ];
     const redisProcess = { name: 'redis-server', pid: redis.process.pid, stop: redis.stop };
-    const incr = add(
-      await measured('Redis ceiling: INCRBY, pipeline 16 (redis-benchmark)', redisProcess, () =>
-        runRedisBenchmark({
-          port: redis.port,
-          requests: 300_000,
-          pipeline: 16,
-          command: ['INCRBY', 'bench:__rand_int__', '1'],
-        }),
-      ),
-    );
-    const expire = add(
-      await measured('Redis ceiling: EXPIRE, pipeline 16 (redis-benchmark)', redisProcess, () =>
-        runRedisBenchmark({
-          port: redis.port,
-          requests: 300_000,
-          pipeline: 16,
-          command: ['EXPIRE', 'bench:__rand_int__', '60'],
-        }),
-      ),
-    );
+    const ceiling = async (command: readonly string[]) =>
+      add(
+        await measured(`Redis ceiling: ${command[0]}, pipeline 16 (redis-benchmark)`, redisProcess, () =>
+          runRedisBenchmark({ port: redis.port, requests: 300_000, pipeline: 16, command }),
+        ),
+      );
+    const incr = await ceiling(['INCRBY', 'bench:__rand_int__', '1']);
+    const expire = await ceiling(['EXPIRE', 'bench:__rand_int__', '60']);
     await stopAll();
 
     process.stderr.write('bench: 1,000,000 live counters\n');
