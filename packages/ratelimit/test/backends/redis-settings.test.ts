@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { readRedisSettings } from '../../src/backends/redis/index.js';
+import { createRedisStore, readRedisSettings } from '../../src/backends/redis/index.js';
 import { SettingsError } from '../../src/errors.js';
+import { recordingDeps } from './helpers.js';
 
 function settingsError(env: NodeJS.ProcessEnv, setting: string, message: RegExp): void {
   assert.throws(
@@ -96,14 +97,15 @@ describe('readRedisSettings', () => {
     assert.equal(settings.main.socketPath, '/run/redis.sock');
   });
 
-  test('an unknown pool on-empty behaviour is logged and treated as CREATE, like the reference', () => {
-    const warnings: string[] = [];
-    const settings = readRedisSettings(
-      { REDIS_POOL_ON_EMPTY_BEHAVIOR: 'PANIC' },
-      { warn: (m) => warnings.push(m) },
-    );
+  test('an unknown pool on-empty behaviour is logged and treated as CREATE, like the reference', async () => {
+    const settings = readRedisSettings({ REDIS_POOL_ON_EMPTY_BEHAVIOR: 'PANIC' });
     assert.equal(settings.main.poolOnEmptyBehavior, 'CREATE');
-    assert.match(warnings[0] ?? '', /REDIS_POOL_ON_EMPTY_BEHAVIOR: unknown pool on-empty behavior 'PANIC'/);
+    const warning = "REDIS_POOL_ON_EMPTY_BEHAVIOR: unknown pool on-empty behavior 'PANIC', using CREATE";
+    assert.deepEqual(settings.warnings, [warning]);
+    const deps = recordingDeps();
+    const store = createRedisStore(settings, deps, 0);
+    await store.close();
+    assert.deepEqual(deps.logged, [`warn: ${warning}`]);
   });
 
   test('invalid values fail with a SettingsError naming the variable', () => {

@@ -20,6 +20,7 @@ export class PooledConnection {
   readonly client: RedisClient;
   private lastError: string | undefined;
   private active = false;
+  private everActive = false;
   private closing = false;
   private readonly description: string;
 
@@ -48,7 +49,8 @@ export class PooledConnection {
    * first attempt (commands then wait in ioredis' offline queue for that attempt's outcome).
    */
   get usable(): boolean {
-    return this.active || (this.lastError === undefined && !this.closing);
+    if (this.active) return true;
+    return !this.everActive && this.lastError === undefined && !this.closing;
   }
 
   /** The error for a call that cannot use this connection or whose command failed. */
@@ -95,7 +97,10 @@ export class PooledConnection {
   private setActive(active: boolean): void {
     if (active === this.active) return;
     this.active = active;
-    if (active) this.lastError = undefined;
+    if (active) {
+      this.everActive = true;
+      this.lastError = undefined;
+    }
     this.onActiveChange(active);
   }
 }

@@ -53,6 +53,8 @@ export interface RedisSettings {
   /** Set when REDIS_PERSECOND=true: SECOND-unit keys go there. */
   readonly perSecond?: RedisInstanceSettings;
   readonly healthCheckActiveConnection: boolean;
+  /** Accepted values the reference also only warns about; the store logs them when it starts. */
+  readonly warnings: readonly string[];
 }
 
 export const REDIS_DEFAULTS = {
@@ -66,26 +68,30 @@ export const REDIS_DEFAULTS = {
 } as const;
 
 /** Reads REDIS_* settings (KVSTORE_* aliases accepted); throws SettingsError naming the setting. */
-export function readRedisSettings(
-  env: NodeJS.ProcessEnv,
-  log?: { warn(message: string): void },
-): RedisSettings {
+export function readRedisSettings(env: NodeJS.ProcessEnv): RedisSettings {
   const main = new PrefixedEnv(env, 'REDIS_', 'KVSTORE_');
   const tls = readTlsFileSettings(main);
-  const mainInstance = readInstance(main, 'REDIS', tls, log);
+  const warnings: string[] = [];
+  const mainInstance = readInstance(main, 'REDIS', tls, warnings);
   const perSecondEnabled = main.bool('PERSECOND', false);
   let perSecond: RedisInstanceSettings | undefined;
   if (perSecondEnabled) {
     const reader = new PrefixedEnv(env, 'REDIS_PERSECOND_', 'KVSTORE_PERSECOND_');
     // The reference builds both clients from one TLS configuration (the REDIS_TLS_* files);
     // only the on/off switch is per instance.
-    perSecond = readInstance(reader, 'REDIS_PERSECOND', { ...tls, enabled: reader.bool('TLS', false) }, log);
+    perSecond = readInstance(
+      reader,
+      'REDIS_PERSECOND',
+      { ...tls, enabled: reader.bool('TLS', false) },
+      warnings,
+    );
   }
   return {
     url: mainInstance.url,
     main: mainInstance,
     ...(perSecond ? { perSecond } : {}),
     healthCheckActiveConnection: main.bool('HEALTH_CHECK_ACTIVE_CONNECTION', false),
+    warnings,
   };
 }
 
@@ -93,7 +99,7 @@ function readInstance(
   reader: PrefixedEnv,
   label: RedisInstanceSettings['label'],
   tls: RedisTlsSettings,
-  log: { warn(message: string): void } | undefined,
+  warnings: string[],
 ): RedisInstanceSettings {
   const socketType = readSocketType(reader);
   const type = readTopology(reader);
@@ -119,7 +125,7 @@ function readInstance(
     ...(sentinelAuth && type === 'sentinel' ? { sentinelAuth } : {}),
     tls,
     poolSize: reader.int('POOL_SIZE', REDIS_DEFAULTS.poolSize, 1),
-    poolOnEmptyBehavior: readOnEmpty(reader, log),
+    poolOnEmptyBehavior: readOnEmpty(reader, warnings),
     poolOnEmptyWaitMs: reader.durationMs('POOL_ON_EMPTY_WAIT_DURATION', REDIS_DEFAULTS.poolOnEmptyWait),
     timeoutMs: reader.durationMs('TIMEOUT', REDIS_DEFAULTS.timeout),
     pipelineWindowMs,
@@ -148,16 +154,13 @@ function readTopology(reader: PrefixedEnv): RedisTopology {
   return value;
 }
 
-function readOnEmpty(
-  reader: PrefixedEnv,
-  log: { warn(message: string): void } | undefined,
-): PoolOnEmptyBehavior {
+function readOnEmpty(reader: PrefixedEnv, warnings: string[]): PoolOnEmptyBehavior {
   const found = reader.raw('POOL_ON_EMPTY_BEHAVIOR');
   if (!found) return REDIS_DEFAULTS.poolOnEmptyBehavior;
   const value = found.value.toUpperCase();
   if (value === 'CREATE' || value === 'ERROR' || value === 'WAIT') return value;
   // The reference logs an unknown behaviour and carries on with CREATE; so do we.
-  log?.warn(`${found.name}: unknown pool on-empty behavior '${found.value}', using CREATE`);
+  warnings.push(`${found.name}: unknown pool on-empty behavior '${found.value}', using CREATE`);
   return 'CREATE';
 }
 

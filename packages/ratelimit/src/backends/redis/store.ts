@@ -36,6 +36,7 @@ export class RedisCounterStore implements CounterStore {
     // Without the health setting Redis never affects health (reference behaviour); with it, the
     // store is unhealthy until a connection is up (startup retries instead of crashing).
     this.healthy = !settings.healthCheckActiveConnection;
+    for (const warning of settings.warnings) deps.log.warn(warning);
   }
 
   async hit(
