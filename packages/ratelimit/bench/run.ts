@@ -31,6 +31,8 @@ import { type CountersResult, fillCounters } from './scenarios/counters.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const WARM_UP_SECONDS = 1;
+/** Runs per row for the rows with a ratio target and their baselines (the fastest counts). */
+const TARGET_RUNS = 2;
 const H2_CLIENTS = 4;
 const PACED_CLIENTS = 32;
 const H2_STREAMS = 16;
@@ -99,6 +101,21 @@ function rateLimitServer(
       LOG_LEVEL: 'warn',
     },
   });
+}
+
+/**
+ * Runs a load `runs` times back to back and keeps the fastest run: a neighbour's burst on the
+ * shared machine then spoils a row less often. Used alike for the target rows and their baselines.
+ */
+function bestOf(runs: number, load: () => Promise<LoadResult>): () => Promise<LoadResult> {
+  return async () => {
+    let best = await load();
+    for (let i = 1; i < runs; i++) {
+      const next = await load();
+      if (next.requestsPerSecond > best.requestsPerSecond) best = next;
+    }
+    return best;
+  };
 }
 
 async function measured(
@@ -240,13 +257,28 @@ async function main(): Promise<void> {
       return row;
     };
     const noop1 = add(
-      await measured('gRPC no-op (grpc-js), 1 descriptor', noop, grpc(noopPort, frames.one), 'is baseline'),
+      await measured(
+        'gRPC no-op (grpc-js), 1 descriptor',
+        noop,
+        bestOf(TARGET_RUNS, grpc(noopPort, frames.one)),
+        'is baseline',
+      ),
     );
     const mem1 = add(
-      await measured('gRPC memory, 1 descriptor', memory, grpc(memoryPorts.grpc, frames.one), noop1),
+      await measured(
+        'gRPC memory, 1 descriptor',
+        memory,
+        bestOf(TARGET_RUNS, grpc(memoryPorts.grpc, frames.one)),
+        noop1,
+      ),
     );
     const redis1 = add(
-      await measured('gRPC Redis, 1 descriptor', redisServer, grpc(redisPorts.grpc, frames.one), noop1),
+      await measured(
+        'gRPC Redis, 1 descriptor',
+        redisServer,
+        bestOf(TARGET_RUNS, grpc(redisPorts.grpc, frames.one)),
+        noop1,
+      ),
     );
     const noop3 = add(
       await measured(
@@ -266,9 +298,15 @@ async function main(): Promise<void> {
         noop1,
       ),
     );
-    const rawRow = add(await measured('HTTP raw node:http', raw, http(rawPort), 'is baseline'));
-    const memJson = add(await measured('HTTP /json memory', memory, http(memoryPorts.http), rawRow));
-    const redisJson = add(await measured('HTTP /json Redis', redisServer, http(redisPorts.http), rawRow));
+    const rawRow = add(
+      await measured('HTTP raw node:http', raw, bestOf(TARGET_RUNS, http(rawPort)), 'is baseline'),
+    );
+    const memJson = add(
+      await measured('HTTP /json memory', memory, bestOf(TARGET_RUNS, http(memoryPorts.http)), rawRow),
+    );
+    const redisJson = add(
+      await measured('HTTP /json Redis', redisServer, bestOf(TARGET_RUNS, http(redisPorts.http)), rawRow),
+    );
     add(await measured(`HTTP /json ${PIPELINED}`, pipelined, http(pipelinedPorts.http), rawRow));
     const halfRate = async (
       name: string,
@@ -423,11 +461,12 @@ function renderReport(
   return [
     '# Rate limit service benchmark',
     '',
-    `Run ${startedAt.toISOString()} on ${machine}. Command: \`npm run bench -w packages/ratelimit\``,
+    `Run ${startedAt.toISOString()} on ${machine}, ${Math.round((Date.now() - startedAt.getTime()) / 1000)} s in all (build included). Command: \`npm run bench -w packages/ratelimit\``,
     `(BENCH_SECONDS=${SECONDS}, ${WARM_UP_SECONDS} s warm-up per run). Every server is its own process, built with`,
     '`tsc -p bench/tsconfig.servers.json` and run as `node dist/...` like production; the load generator',
     'runs in another process, on the other core. Redis is a throwaway `redis-server` on loopback.',
     'Requests never hit their limits (1e9 per unit). Server RSS is the highest seen during the row.',
+    `The rows with a ratio target and their baselines keep the faster of ${TARGET_RUNS} back-to-back runs.`,
     '',
     renderRows(rows),
     '',
