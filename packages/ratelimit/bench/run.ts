@@ -24,6 +24,7 @@ import {
   renderTargets,
   type Target,
 } from './lib/report.js';
+import { toolPath } from './lib/run-command.js';
 import { buildServers, PACKAGE_DIR, type ServerProcess, startServerProcess } from './lib/servers.js';
 import { runWrk, writePostScript } from './lib/wrk.js';
 import { type ConfigSizeResult, measureConfigSize } from './scenarios/config-size.js';
@@ -483,4 +484,18 @@ function renderReport(
   ].join('\n');
 }
 
-await main();
+try {
+  // Every tool first, so a missing one stops the run before anything starts.
+  for (const [binary, debianPackage] of [
+    ['h2load', 'nghttp2-client'],
+    ['wrk', 'wrk'],
+    ['redis-benchmark', 'redis-tools'],
+    ['redis-server', 'redis-server'],
+  ] as const) {
+    toolPath(binary, debianPackage);
+  }
+  await main();
+} catch (error) {
+  process.stderr.write(`bench: ${(error as Error).message}\n`);
+  process.exitCode = 1;
+}
