@@ -253,104 +253,87 @@ async function main(): Promise<void> {
       });
 
     const rows: Row[] = [];
-    const add = (row: Row) => {
+    const measure = async (...args: Parameters<typeof measured>) => {
+      const row = await measured(...args);
       rows.push(row);
       return row;
     };
-    const noop1 = add(
-      await measured(
-        'gRPC no-op (grpc-js), 1 descriptor',
-        noop,
-        bestOf(TARGET_RUNS, grpc(noopPort, frames.one)),
-        'is baseline',
-      ),
+    const best = (load: () => Promise<LoadResult>) => bestOf(TARGET_RUNS, load);
+    const base = 'is baseline';
+    const noop1 = await measure(
+      'gRPC no-op (grpc-js), 1 descriptor',
+      noop,
+      best(grpc(noopPort, frames.one)),
+      base,
     );
-    const mem1 = add(
-      await measured(
-        'gRPC memory, 1 descriptor',
-        memory,
-        bestOf(TARGET_RUNS, grpc(memoryPorts.grpc, frames.one)),
-        noop1,
-      ),
+    const mem1 = await measure(
+      'gRPC memory, 1 descriptor',
+      memory,
+      best(grpc(memoryPorts.grpc, frames.one)),
+      noop1,
     );
-    const redis1 = add(
-      await measured(
-        'gRPC Redis, 1 descriptor',
-        redisServer,
-        bestOf(TARGET_RUNS, grpc(redisPorts.grpc, frames.one)),
-        noop1,
-      ),
+    const redis1 = await measure(
+      'gRPC Redis, 1 descriptor',
+      redisServer,
+      best(grpc(redisPorts.grpc, frames.one)),
+      noop1,
     );
-    const noop3 = add(
-      await measured(
-        'gRPC no-op (grpc-js), 3 descriptors',
-        noop,
-        grpc(noopPort, frames.three),
-        'is baseline',
-      ),
+    const noop3 = await measure(
+      'gRPC no-op (grpc-js), 3 descriptors',
+      noop,
+      grpc(noopPort, frames.three),
+      base,
     );
-    add(await measured('gRPC memory, 3 descriptors', memory, grpc(memoryPorts.grpc, frames.three), noop3));
-    add(await measured('gRPC Redis, 3 descriptors', redisServer, grpc(redisPorts.grpc, frames.three), noop3));
-    add(
-      await measured(
-        `gRPC ${PIPELINED}, 1 descriptor`,
-        pipelined,
-        grpc(pipelinedPorts.grpc, frames.one),
-        noop1,
-      ),
+    await measure('gRPC memory, 3 descriptors', memory, grpc(memoryPorts.grpc, frames.three), noop3);
+    await measure('gRPC Redis, 3 descriptors', redisServer, grpc(redisPorts.grpc, frames.three), noop3);
+    await measure(`gRPC ${PIPELINED}, 1 descriptor`, pipelined, grpc(pipelinedPorts.grpc, frames.one), noop1);
+    const rawRow = await measure('HTTP raw node:http', raw, best(http(rawPort)), base);
+    const memJson = await measure('HTTP /json memory', memory, best(http(memoryPorts.http)), rawRow);
+    const redisJson = await measure('HTTP /json Redis', redisServer, best(http(redisPorts.http)), rawRow);
+    await measure(`HTTP /json ${PIPELINED}`, pipelined, http(pipelinedPorts.http), rawRow);
+
+    // p99 at half of each maximum; the baselines first, paced at the memory rows' half rate, to show
+    // how much of the p99 the stack alone costs on this machine.
+    const half = (max: Row) => max.result.requestsPerSecond / 2;
+    const atRate = (max: Row) => `at half max (${Math.round(half(max))} req/s)`;
+    const grpcBaselineHalf = await measure(
+      `gRPC no-op (grpc-js), 1 descriptor at ${Math.round(half(mem1))} req/s`,
+      noop,
+      grpcPaced(noopPort, frames.one, half(mem1)),
+      base,
     );
-    const rawRow = add(
-      await measured('HTTP raw node:http', raw, bestOf(TARGET_RUNS, http(rawPort)), 'is baseline'),
-    );
-    const memJson = add(
-      await measured('HTTP /json memory', memory, bestOf(TARGET_RUNS, http(memoryPorts.http)), rawRow),
-    );
-    const redisJson = add(
-      await measured('HTTP /json Redis', redisServer, bestOf(TARGET_RUNS, http(redisPorts.http)), rawRow),
-    );
-    add(await measured(`HTTP /json ${PIPELINED}`, pipelined, http(pipelinedPorts.http), rawRow));
-    const halfRate = async (
-      name: string,
-      server: ServerProcess,
-      max: Row,
-      load: (rate: number) => () => Promise<LoadResult>,
-    ) =>
-      add(
-        await measured(
-          `${name} at half max (${Math.round(max.result.requestsPerSecond / 2)} req/s)`,
-          server,
-          load(max.result.requestsPerSecond / 2),
-        ),
-      );
-    // The baselines at the rate of the memory rows: how much of the p99 the stack alone costs here.
-    const paced = (name: string, server: ServerProcess, rate: number, load: () => Promise<LoadResult>) =>
-      measured(`${name} at ${Math.round(rate)} req/s`, server, load, 'is baseline');
-    const grpcBaselineHalf = add(
-      await paced('gRPC no-op (grpc-js), 1 descriptor', noop, mem1.result.requestsPerSecond / 2, () =>
-        grpcPaced(noopPort, frames.one, mem1.result.requestsPerSecond / 2)(),
-      ),
-    );
-    const httpBaselineHalf = add(
-      await paced('HTTP raw node:http', raw, memJson.result.requestsPerSecond / 2, () =>
-        httpPaced(rawPort, memJson.result.requestsPerSecond / 2)(),
-      ),
+    const httpBaselineHalf = await measure(
+      `HTTP raw node:http at ${Math.round(half(memJson))} req/s`,
+      raw,
+      httpPaced(rawPort, half(memJson)),
+      base,
     );
     const halfRows = [
-      await halfRate('gRPC memory, 1 descriptor', memory, mem1, (rate) =>
-        grpcPaced(memoryPorts.grpc, frames.one, rate),
+      await measure(
+        `gRPC memory, 1 descriptor ${atRate(mem1)}`,
+        memory,
+        grpcPaced(memoryPorts.grpc, frames.one, half(mem1)),
       ),
-      await halfRate('gRPC Redis, 1 descriptor', redisServer, redis1, (rate) =>
-        grpcPaced(redisPorts.grpc, frames.one, rate),
+      await measure(
+        `gRPC Redis, 1 descriptor ${atRate(redis1)}`,
+        redisServer,
+        grpcPaced(redisPorts.grpc, frames.one, half(redis1)),
       ),
-      await halfRate('HTTP /json memory', memory, memJson, (rate) => httpPaced(memoryPorts.http, rate)),
-      await halfRate('HTTP /json Redis', redisServer, redisJson, (rate) => httpPaced(redisPorts.http, rate)),
+      await measure(
+        `HTTP /json memory ${atRate(memJson)}`,
+        memory,
+        httpPaced(memoryPorts.http, half(memJson)),
+      ),
+      await measure(
+        `HTTP /json Redis ${atRate(redisJson)}`,
+        redisServer,
+        httpPaced(redisPorts.http, half(redisJson)),
+      ),
     ];
     const redisProcess = { name: 'redis-server', pid: redis.process.pid, stop: redis.stop };
-    const ceiling = async (command: readonly string[]) =>
-      add(
-        await measured(`Redis ceiling: ${command[0]}, pipeline 16 (redis-benchmark)`, redisProcess, () =>
-          runRedisBenchmark({ port: redis.port, requests: 300_000, pipeline: 16, command }),
-        ),
+    const ceiling = (command: readonly string[]) =>
+      measure(`Redis ceiling: ${command[0]}, pipeline 16 (redis-benchmark)`, redisProcess, () =>
+        runRedisBenchmark({ port: redis.port, requests: 300_000, pipeline: 16, command }),
       );
     const incr = await ceiling(['INCRBY', 'bench:__rand_int__', '1']);
     const expire = await ceiling(['EXPIRE', 'bench:__rand_int__', '60']);
