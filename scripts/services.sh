@@ -44,7 +44,7 @@ wait_port() {
   fail "$name did not start listening on 127.0.0.1:$port"
 }
 
-ensure_packages redis-server redis-tools memcached postgresql postgresql-client openssl
+ensure_packages redis-server redis-tools memcached postgresql postgresql-client nghttp2-client wrk openssl
 
 if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
   say "starting redis-server on 127.0.0.1:6379"

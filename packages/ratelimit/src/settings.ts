@@ -20,6 +20,8 @@ export interface DogStatsdMogrifier {
 
 /** Every setting of the service, parsed and validated once at startup. */
 export interface Settings {
+  /** RATELIMIT_WORKERS: server processes sharing the ports (node:cluster); 1 = no cluster. */
+  readonly workers: number;
   readonly http: { readonly host: string; readonly port: number };
   readonly grpc: {
     readonly host: string;
@@ -123,6 +125,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const read = new EnvReader(env);
   const backendType = readBackendType(read);
   const settings: Settings = {
+    workers: read.integer('RATELIMIT_WORKERS', 1, { min: 1, max: 256 }),
     http: { host: read.string('HOST', '0.0.0.0'), port: read.port('PORT', 8080) },
     grpc: {
       host: read.string('GRPC_HOST', '0.0.0.0'),
@@ -296,6 +299,12 @@ function readMogrifiers(read: EnvReader, env: NodeJS.ProcessEnv): DogStatsdMogri
 
 function validateCombinations(settings: Settings): void {
   const { stats, grpcTls } = settings;
+  if (settings.workers > 1 && settings.backend.type === 'memory') {
+    throw new SettingsError(
+      'RATELIMIT_WORKERS',
+      `${settings.workers} workers need a shared store: the memory backend keeps its counters per process, so each worker would count on its own. Use BACKEND_TYPE=redis or memcache, or RATELIMIT_WORKERS=1`,
+    );
+  }
   const sinks = [stats.useStatsd, stats.useDogStatsd, stats.usePrometheus].filter(Boolean).length;
   if (!stats.disabled && sinks > 1) {
     throw new SettingsError(

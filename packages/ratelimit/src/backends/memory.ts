@@ -1,3 +1,4 @@
+import { flatten } from '../flat-string.js';
 import type { CounterHit, CounterStore, StoreDeps } from './store.js';
 
 export interface MemoryStoreOptions {
@@ -103,6 +104,7 @@ export class MemoryStore implements CounterStore {
       slot = this.nextSlot++;
       if (slot >= this.counts.length) this.grow();
     }
+    // Cache keys are concatenated ropes; a flat copy costs about 60 MB less per million keys.
     this.slots.set(flatten(key), slot);
     return slot;
   }
@@ -143,14 +145,4 @@ export class MemoryStore implements CounterStore {
       if ((this.expiries[slot] as number) <= now) this.release(key, slot);
     }
   }
-}
-
-/**
- * Cache keys are built by concatenation, so V8 holds them as rope strings that cost about 60 MB
- * more per million keys than flat ones. A stored key is copied into a flat string once, when its
- * counter is created; a key that does not survive the UTF-8 round trip (lone surrogates) is kept as is.
- */
-function flatten(key: string): string {
-  const flat = Buffer.from(key, 'utf8').toString('utf8');
-  return flat === key ? flat : key;
 }

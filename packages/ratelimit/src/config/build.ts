@@ -1,4 +1,5 @@
 import { ConfigError } from '../errors.js';
+import { flatten } from '../flat-string.js';
 import { parseUnit } from '../limiter/window.js';
 import type { ConfigDocument, DescriptorConfig, RateLimitBlock } from './document.js';
 import type { DescriptorLevel, DescriptorNode, KeyEntries, RateLimitConfig, RateLimitRule } from './tree.js';
@@ -47,7 +48,7 @@ function loadDescriptors(
   for (const descriptor of descriptors) {
     if (descriptor.key === '') throw new ConfigError(fileName, 'descriptor has empty key');
     const segment = descriptor.value === '' ? descriptor.key : `${descriptor.key}_${descriptor.value}`;
-    const fullKey = parentKey + segment;
+    const fullKey = flatten(parentKey + segment);
     if (level.compositeKeys.has(segment)) {
       throw new ConfigError(fileName, `duplicate descriptor composite key '${fullKey}'`);
     }
@@ -68,8 +69,9 @@ function loadDescriptors(
       loadDescriptors(fileName, `${fullKey}.`, descriptor.descriptors, children, rules);
     }
     const node: DescriptorNode = {
-      key: descriptor.key,
-      value: descriptor.value,
+      // Flat copies: the parser's slices of the YAML text are slower Map keys and keep the text alive.
+      key: flatten(descriptor.key),
+      value: flatten(descriptor.value),
       segment,
       prefix: isWildcard ? descriptor.value.slice(0, -1) : undefined,
       rule,

@@ -15,7 +15,36 @@ const UINT32_MAX = 4_294_967_295;
 const OVERRIDE_UNIT_NAMES = ['UNKNOWN', 'SECOND', 'MINUTE', 'HOUR', 'DAY', 'MONTH', 'YEAR'];
 
 type JsonObject = Record<string, unknown>;
-type FieldReader<T> = (value: unknown, path: string) => T;
+
+/** A message's accepted field names: JSON name and proto name, both mapped to the JSON name. */
+function fieldNames<K extends string>(names: Record<K, string>): ReadonlyMap<string, K> {
+  const map = new Map<string, K>();
+  for (const json of Object.keys(names) as K[]) {
+    map.set(json, json);
+    map.set(names[json], json);
+  }
+  return map;
+}
+
+const REQUEST_FIELDS = fieldNames({
+  domain: 'domain',
+  descriptors: 'descriptors',
+  hitsAddend: 'hits_addend',
+});
+const DESCRIPTOR_FIELDS = fieldNames({ entries: 'entries', limit: 'limit', hitsAddend: 'hits_addend' });
+const ENTRY_FIELDS = fieldNames({ key: 'key', value: 'value' });
+const OVERRIDE_FIELDS = fieldNames({ requestsPerUnit: 'requests_per_unit', unit: 'unit' });
+
+/**
+ * The path of a value in error messages, from the descriptor index `d` and entry index `e`
+ * (-1 when not inside one) and a suffix. Built only when an error is thrown, so the happy path
+ * builds no strings and no closures.
+ */
+function pathOf(d: number, e: number, suffix: string): string {
+  if (d < 0) return suffix;
+  if (e < 0) return `descriptors[${d}]${suffix}`;
+  return `descriptors[${d}].entries[${e}]${suffix}`;
+}
 
 /**
  * Decodes a proto3-JSON RateLimitRequest like Go's protojson.Unmarshal: JSON names and proto
@@ -29,129 +58,150 @@ export function decodeRateLimitRequest(body: string): RateLimitRequest {
   } catch (error) {
     throw new JsonRequestError(`invalid JSON: ${(error as Error).message}`);
   }
-  const fields = readMessage(parsed, '', {
-    domain: 'domain',
-    descriptors: 'descriptors',
-    hitsAddend: 'hits_addend',
-  });
+  const fields = readMessage(parsed, REQUEST_FIELDS, -1, -1, '');
+  const list = readList(fields.descriptors, -1, 'descriptors');
+  const descriptors = new Array<RequestDescriptor>(list.length);
+  for (let d = 0; d < list.length; d++) descriptors[d] = readDescriptor(list[d], d);
   return {
-    domain: fields.domain === undefined ? '' : readString(fields.domain, 'domain'),
-    descriptors: readList(fields.descriptors, 'descriptors', readDescriptor),
-    hitsAddend: fields.hitsAddend === undefined ? 0 : readUint(fields.hitsAddend, 'hitsAddend', UINT32_MAX),
+    domain: fields.domain === undefined ? '' : readString(fields.domain, -1, -1, 'domain'),
+    descriptors,
+    hitsAddend:
+      fields.hitsAddend === undefined ? 0 : readUint(fields.hitsAddend, -1, 'hitsAddend', UINT32_MAX),
   };
 }
 
-function readDescriptor(value: unknown, path: string): RequestDescriptor {
-  const fields = readMessage(value, path, { entries: 'entries', limit: 'limit', hitsAddend: 'hits_addend' });
+function readDescriptor(value: unknown, d: number): RequestDescriptor {
+  const fields = readMessage(value, DESCRIPTOR_FIELDS, d, -1, '');
+  const list = readList(fields.entries, d, '.entries');
+  const entries = new Array<Entry>(list.length);
+  for (let e = 0; e < list.length; e++) entries[e] = readEntry(list[e], d, e);
   const descriptor: {
     entries: readonly Entry[];
     limit?: RequestDescriptor['limit'];
     hitsAddend?: RequestDescriptor['hitsAddend'];
-  } = { entries: readList(fields.entries, `${path}.entries`, readEntry) };
-  if (fields.limit !== undefined) descriptor.limit = readOverride(fields.limit, `${path}.limit`);
+  } = { entries };
+  if (fields.limit !== undefined) descriptor.limit = readOverride(fields.limit, d);
   if (fields.hitsAddend !== undefined) {
     descriptor.hitsAddend = {
-      value: readUint(fields.hitsAddend, `${path}.hitsAddend`, Number.MAX_SAFE_INTEGER),
+      value: readUint(fields.hitsAddend, d, '.hitsAddend', Number.MAX_SAFE_INTEGER),
     };
   }
   return descriptor;
 }
 
-function readEntry(value: unknown, path: string): Entry {
-  const fields = readMessage(value, path, { key: 'key', value: 'value' });
+function readEntry(value: unknown, d: number, e: number): Entry {
+  const fields = readMessage(value, ENTRY_FIELDS, d, e, '');
   return {
-    key: fields.key === undefined ? '' : readString(fields.key, `${path}.key`),
-    value: fields.value === undefined ? '' : readString(fields.value, `${path}.value`),
+    key: fields.key === undefined ? '' : readString(fields.key, d, e, '.key'),
+    value: fields.value === undefined ? '' : readString(fields.value, d, e, '.value'),
   };
 }
 
-function readOverride(value: unknown, path: string): NonNullable<RequestDescriptor['limit']> {
-  const fields = readMessage(value, path, { requestsPerUnit: 'requests_per_unit', unit: 'unit' });
+function readOverride(value: unknown, d: number): NonNullable<RequestDescriptor['limit']> {
+  const fields = readMessage(value, OVERRIDE_FIELDS, d, -1, '.limit');
   return {
     requestsPerUnit:
       fields.requestsPerUnit === undefined
         ? 0
-        : readUint(fields.requestsPerUnit, `${path}.requestsPerUnit`, UINT32_MAX),
-    unit: fields.unit === undefined ? 'UNKNOWN' : readUnit(fields.unit, `${path}.unit`),
+        : readUint(fields.requestsPerUnit, d, '.limit.requestsPerUnit', UINT32_MAX),
+    unit: fields.unit === undefined ? 'UNKNOWN' : readUnit(fields.unit, d, '.limit.unit'),
   };
 }
 
-/**
- * Reads a JSON object whose fields are given as `jsonName: protoName`; returns the values by
- * JSON name, with null treated as absent.
- */
+/** Reads a JSON object's fields by their JSON names, with null treated as absent. */
 function readMessage<K extends string>(
   value: unknown,
-  path: string,
-  names: Record<K, string>,
+  names: ReadonlyMap<string, K>,
+  d: number,
+  e: number,
+  suffix: string,
 ): Partial<Record<K, unknown>> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new JsonRequestError(`${path || 'body'} must be a JSON object`);
+    throw new JsonRequestError(`${pathOf(d, e, suffix) || 'body'} must be a JSON object`);
   }
   const out: Partial<Record<K, unknown>> = {};
-  const seen = new Set<K>();
-  for (const [field, fieldValue] of Object.entries(value as JsonObject)) {
-    const name = (Object.keys(names) as K[]).find((json) => json === field || names[json] === field);
-    if (name === undefined) throw new JsonRequestError(`unknown field "${field}" in ${path || 'body'}`);
-    if (seen.has(name)) throw new JsonRequestError(`duplicate field "${field}" in ${path || 'body'}`);
-    seen.add(name);
+  // Fields seen so far, null ones included, so a JSON name and its proto name are never both used.
+  let seen = '';
+  for (const field in value) {
+    const name = names.get(field);
+    if (name === undefined)
+      throw new JsonRequestError(`unknown field "${field}" in ${pathOf(d, e, suffix) || 'body'}`);
+    if (seen.includes(`|${name}|`)) {
+      throw new JsonRequestError(`duplicate field "${field}" in ${pathOf(d, e, suffix) || 'body'}`);
+    }
+    seen += `|${name}|`;
+    const fieldValue = (value as JsonObject)[field];
     if (fieldValue !== null) out[name] = fieldValue;
   }
   return out;
 }
 
-function readList<T>(value: unknown, path: string, readItem: FieldReader<T>): T[] {
+function readList(value: unknown, d: number, suffix: string): readonly unknown[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value)) throw new JsonRequestError(`${path} must be a JSON array`);
-  return value.map((item, index) => readItem(item, `${path}[${index}]`));
-}
-
-function readString(value: unknown, path: string): string {
-  if (typeof value !== 'string') throw new JsonRequestError(`${path} must be a string`);
+  if (!Array.isArray(value)) throw new JsonRequestError(`${pathOf(d, -1, suffix)} must be a JSON array`);
   return value;
 }
 
-function readUint(value: unknown, path: string, max: number): number {
+function readString(value: unknown, d: number, e: number, suffix: string): string {
+  if (typeof value !== 'string') throw new JsonRequestError(`${pathOf(d, e, suffix)} must be a string`);
+  return value;
+}
+
+function readUint(value: unknown, d: number, suffix: string, max: number): number {
   const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
   if (typeof number !== 'number' || !Number.isInteger(number) || number < 0 || number > max) {
-    throw new JsonRequestError(`${path} must be an unsigned integer up to ${max}`);
+    throw new JsonRequestError(`${pathOf(d, -1, suffix)} must be an unsigned integer up to ${max}`);
   }
   return number;
 }
 
-function readUnit(value: unknown, path: string): string | number {
+function readUnit(value: unknown, d: number, suffix: string): string | number {
   if (typeof value === 'string' && OVERRIDE_UNIT_NAMES.includes(value)) return value;
   if (typeof value === 'number' && Number.isInteger(value)) return OVERRIDE_UNIT_NAMES[value] ?? value;
-  throw new JsonRequestError(`${path} must be a RateLimitUnit name or number`);
+  throw new JsonRequestError(`${pathOf(d, -1, suffix)} must be a RateLimitUnit name or number`);
 }
 
-/** Encodes the response as proto3 JSON: enum names, `"42s"` durations, default values omitted. */
+/**
+ * Encodes the response as proto3 JSON: enum names, `"42s"` durations, default values omitted.
+ * Written straight into a string; only free-form texts go through JSON.stringify.
+ */
 export function encodeRateLimitResponse(response: RateLimitResponse): string {
-  const out: JsonObject = { overallCode: response.overallCode };
-  if (response.statuses.length > 0) out.statuses = response.statuses.map(encodeStatus);
-  if (response.responseHeadersToAdd.length > 0) {
-    out.responseHeadersToAdd = response.responseHeadersToAdd.map(({ key, value }) => {
-      const header: JsonObject = {};
-      if (key !== '') header.key = key;
-      if (value !== '') header.value = value;
-      return header;
-    });
+  let json = `{"overallCode":"${response.overallCode}"`;
+  const statuses = response.statuses;
+  if (statuses.length > 0) {
+    json += ',"statuses":[';
+    for (let i = 0; i < statuses.length; i++) {
+      if (i > 0) json += ',';
+      json += encodeStatus(statuses[i] as DescriptorStatus);
+    }
+    json += ']';
   }
-  if (response.dynamicMetadata) out.dynamicMetadata = response.dynamicMetadata;
-  return JSON.stringify(out);
+  const headers = response.responseHeadersToAdd;
+  if (headers.length > 0) {
+    json += ',"responseHeadersToAdd":[';
+    for (let i = 0; i < headers.length; i++) {
+      const { key, value } = headers[i] as { key: string; value: string };
+      const fields: string[] = [];
+      if (key !== '') fields.push(`"key":${JSON.stringify(key)}`);
+      if (value !== '') fields.push(`"value":${JSON.stringify(value)}`);
+      json += `${i > 0 ? ',' : ''}{${fields.join(',')}}`;
+    }
+    json += ']';
+  }
+  if (response.dynamicMetadata) json += `,"dynamicMetadata":${JSON.stringify(response.dynamicMetadata)}`;
+  return `${json}}`;
 }
 
-function encodeStatus(status: DescriptorStatus): JsonObject {
-  const out: JsonObject = { code: status.code };
+function encodeStatus(status: DescriptorStatus): string {
+  let json = `{"code":"${status.code}"`;
   const limit = status.currentLimit;
   if (limit) {
-    const currentLimit: JsonObject = {};
-    if (limit.name !== '') currentLimit.name = limit.name;
-    if (limit.requestsPerUnit !== 0) currentLimit.requestsPerUnit = limit.requestsPerUnit;
-    currentLimit.unit = limit.unit;
-    out.currentLimit = currentLimit;
+    json += ',"currentLimit":{';
+    if (limit.name !== '') json += `"name":${JSON.stringify(limit.name)},`;
+    if (limit.requestsPerUnit !== 0) json += `"requestsPerUnit":${limit.requestsPerUnit},`;
+    json += `"unit":${JSON.stringify(limit.unit)}}`;
   }
-  if (status.limitRemaining !== 0) out.limitRemaining = status.limitRemaining;
-  if (status.durationUntilReset) out.durationUntilReset = `${status.durationUntilReset.seconds}s`;
-  return out;
+  if (status.limitRemaining !== 0) json += `,"limitRemaining":${status.limitRemaining}`;
+  if (status.durationUntilReset) json += `,"durationUntilReset":"${status.durationUntilReset.seconds}s"`;
+  return `${json}}`;
 }

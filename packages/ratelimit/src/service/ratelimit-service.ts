@@ -160,7 +160,12 @@ export class RateLimitService {
 /** Per descriptor: its own hits_addend when set (0 means check only), else max(1, request's). */
 function hitsAddends(request: RateLimitRequest): number[] {
   const fallback = Math.max(1, request.hitsAddend);
-  return request.descriptors.map((descriptor) => descriptor.hitsAddend?.value ?? fallback);
+  const descriptors = request.descriptors;
+  const addends = new Array<number>(descriptors.length);
+  for (let i = 0; i < descriptors.length; i++) {
+    addends[i] = (descriptors[i] as RequestDescriptor).hitsAddend?.value ?? fallback;
+  }
+  return addends;
 }
 
 /** A request's limit override: stat key `<domain>.<k1>[_<v1>]...`, never shadowed, no name. */
