@@ -22,8 +22,8 @@ const benchDir = fileURLToPath(new URL('.', import.meta.url));
 const packageRoot = join(benchDir, '..');
 
 const WARMUP_SECONDS = 1;
-const MEASURE_SECONDS = 1.5;
-const ROUNDS = 5;
+const MEASURE_SECONDS = 1;
+const ROUNDS = 7;
 const DISCOVERY_RUNS = 3;
 const MODULES = 200;
 
