@@ -18,6 +18,11 @@ export interface BindingPlan {
   readonly keywordCasts: ReadonlyMap<string, CastFn> | null;
   /** True when nothing about the arguments needs awaiting or casting: the common, fast case. */
   readonly plain: boolean;
+  /**
+   * True when binding never writes to the argument list unless keywords arrive (plain, no keyword
+   * object, no rest), so a request without keywords can hand its positionals over uncopied.
+   */
+  readonly uncopied: boolean;
 }
 
 export type Keywords = Record<string, unknown>;
@@ -48,6 +53,7 @@ export function planBinding(
       keywordCasts.set(name, compiled);
     }
   }
+  const plain = positionalCasts === null && keywordCasts === null;
   return {
     label,
     signature,
@@ -56,7 +62,8 @@ export function planBinding(
     minPositionals,
     positionalCasts,
     keywordCasts,
-    plain: positionalCasts === null && keywordCasts === null,
+    plain,
+    uncopied: plain && signature.keywords === null && !signature.rest,
   };
 }
 
@@ -73,7 +80,10 @@ export function bindArguments(
   keywords: Keywords | null,
 ): unknown[] | Promise<unknown[]> {
   const { signature, label } = plan;
-  const slots = positionals.slice(0, signature.positionals.length);
+  const slots =
+    keywords === null && plan.uncopied && positionals.length <= signature.positionals.length
+      ? positionals
+      : positionals.slice(0, signature.positionals.length);
   const keywordSpec = signature.keywords;
   const keywordObject: Keywords | null = keywordSpec ? Object.create(null) : null;
 

@@ -132,11 +132,14 @@ function send(outcome: Outcome, res: ServerResponse): void {
   const headers = outcome.headers;
   const body = outcome.body;
   if (headers === null && typeof body === 'string' && outcome.contentType !== undefined) {
-    // The hot path: one header object, with the length, so Node neither keeps a header map nor chunks.
-    res.writeHead(outcome.status, {
-      'content-type': outcome.contentType,
-      'content-length': Buffer.byteLength(body),
-    });
+    // The hot path: headers as one flat list, with the length, so Node neither keeps a header map,
+    // nor walks an object's keys, nor chunks; the head and body then leave in one write.
+    res.writeHead(outcome.status, [
+      'content-type',
+      outcome.contentType,
+      'content-length',
+      Buffer.byteLength(body),
+    ]);
     res.end(body);
     return;
   }
