@@ -127,27 +127,19 @@ describe('Redis store: pool of 1 under concurrency', { skip }, () => {
     }
   });
 
-  test('implicit pipelining: concurrent requests share one lease, so even ERROR on a pool of 1 serves them all', async () => {
-    const { outcomes, opened, store } = await contend({
-      REDIS_POOL_ON_EMPTY_BEHAVIOR: 'ERROR',
-      REDIS_POOL_ON_EMPTY_WAIT_DURATION: '100ms',
-      REDIS_PIPELINE_WINDOW: '2ms',
+  // 150us is under Node's 1 ms timer resolution: it flushes at the end of the loop turn instead.
+  for (const window of ['2ms', '150us']) {
+    test(`implicit pipelining (window ${window}): concurrent requests share one lease, so even ERROR on a pool of 1 serves them all`, async () => {
+      const { outcomes, opened, store } = await contend({
+        REDIS_POOL_ON_EMPTY_BEHAVIOR: 'ERROR',
+        REDIS_POOL_ON_EMPTY_WAIT_DURATION: '100ms',
+        REDIS_PIPELINE_WINDOW: window,
+      });
+      await store.close();
+      assertServedInTurn(outcomes);
+      assert.equal(opened, 0);
     });
-    await store.close();
-    assertServedInTurn(outcomes);
-    assert.equal(opened, 0);
-  });
-
-  test("implicit pipelining with a window under 1 ms (150us) flushes the loop turn's requests together, on one lease", async () => {
-    const { outcomes, opened, store } = await contend({
-      REDIS_POOL_ON_EMPTY_BEHAVIOR: 'ERROR',
-      REDIS_POOL_ON_EMPTY_WAIT_DURATION: '100ms',
-      REDIS_PIPELINE_WINDOW: '150us',
-    });
-    await store.close();
-    assertServedInTurn(outcomes);
-    assert.equal(opened, 0);
-  });
+  }
 
   test('implicit pipelining with only a limit flushes every REDIS_PIPELINE_LIMIT commands and keeps every count', async () => {
     const store = createRedisStore(
