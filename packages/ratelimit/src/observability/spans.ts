@@ -20,6 +20,11 @@ export function setTracingActive(value: boolean): void {
   active = value;
 }
 
+/** Whether spans are recorded; hot paths check it to skip building span options at all. */
+export function isTracingActive(): boolean {
+  return active;
+}
+
 const metadataGetter: TextMapGetter<Metadata> = {
   keys: (metadata) => Object.keys(metadata.getMap()),
   get: (metadata, key) => {

@@ -47,20 +47,25 @@ describe('Redis store: pool of 1 under concurrency', { skip }, () => {
     try {
       const p = uniquePrefix('pool');
       await store.hit([hitOf(`${p}warm`)], noStop);
-      const before = await connectionsReceived();
-      await redisCli(redis.port, ['client', 'pause', String(PAUSE_MS), 'WRITE']);
-      const started = Date.now();
-      const outcomes = await Promise.allSettled(
-        Array.from({ length: 5 }, () => store.hit([hitOf(`${p}k`)], noStop)),
-      );
-      const elapsed = Date.now() - started;
-      // Two redis-cli connections (INFO before, CLIENT PAUSE) plus this INFO, which counts itself.
-      const opened = (await connectionsReceived()) - before - 2;
-      return { outcomes, opened, elapsed, store };
+      return { ...(await burst(store, p)), store };
     } catch (error) {
       await store.close();
       throw error;
     }
+  }
+
+  /** One contention on a warm store: 5 requests at once while Redis holds every write. */
+  async function burst(store: CounterStore, p: string) {
+    const before = await connectionsReceived();
+    await redisCli(redis.port, ['client', 'pause', String(PAUSE_MS), 'WRITE']);
+    const started = Date.now();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 5 }, () => store.hit([hitOf(`${p}k`)], noStop)),
+    );
+    const elapsed = Date.now() - started;
+    // Two redis-cli connections (INFO before, CLIENT PAUSE) plus this INFO, which counts itself.
+    const opened = (await connectionsReceived()) - before - 2;
+    return { outcomes, opened, elapsed };
   }
 
   test('ERROR: the callers that find the pool empty fail after the wait duration with "connection pool is empty"', async () => {
@@ -103,16 +108,38 @@ describe('Redis store: pool of 1 under concurrency', { skip }, () => {
     assert.equal(opened, 4);
   });
 
-  test('implicit pipelining: concurrent requests share one lease, so even ERROR on a pool of 1 serves them all', async () => {
-    const { outcomes, opened, store } = await contend({
-      REDIS_POOL_ON_EMPTY_BEHAVIOR: 'ERROR',
+  test('CREATE: an extra connection that comes back to a full pool is kept (radix overflow buffer) and lent to the next burst', async () => {
+    const { opened, store } = await contend({
+      REDIS_POOL_ON_EMPTY_BEHAVIOR: 'CREATE',
       REDIS_POOL_ON_EMPTY_WAIT_DURATION: '100ms',
-      REDIS_PIPELINE_WINDOW: '2ms',
     });
-    await store.close();
-    assertServedInTurn(outcomes);
-    assert.equal(opened, 0);
+    try {
+      assert.equal(opened, 4);
+      // Pool size 1 keeps (1 / 3) + 1 = 1 overflow connection: the next burst opens one fewer.
+      const again = await burst(store, uniquePrefix('pool'));
+      assert.deepEqual(
+        again.outcomes.map((o) => o.status),
+        ['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled'],
+      );
+      assert.equal(again.opened, 3);
+    } finally {
+      await store.close();
+    }
   });
+
+  // 150us is under Node's 1 ms timer resolution: it flushes at the end of the loop turn instead.
+  for (const window of ['2ms', '150us']) {
+    test(`implicit pipelining (window ${window}): concurrent requests share one lease, so even ERROR on a pool of 1 serves them all`, async () => {
+      const { outcomes, opened, store } = await contend({
+        REDIS_POOL_ON_EMPTY_BEHAVIOR: 'ERROR',
+        REDIS_POOL_ON_EMPTY_WAIT_DURATION: '100ms',
+        REDIS_PIPELINE_WINDOW: window,
+      });
+      await store.close();
+      assertServedInTurn(outcomes);
+      assert.equal(opened, 0);
+    });
+  }
 
   test('implicit pipelining with only a limit flushes every REDIS_PIPELINE_LIMIT commands and keeps every count', async () => {
     const store = createRedisStore(

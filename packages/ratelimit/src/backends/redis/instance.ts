@@ -3,8 +3,11 @@ import type { Cluster, Redis } from 'ioredis';
 import { StoreError } from '../../errors.js';
 import { appendToPipeline, type CommandBatch, commandCount, readResults, toCount } from './commands.js';
 import { PooledConnection } from './connection.js';
-import { ConnectionPool } from './pool.js';
+import { ConnectionPool, defaultOverflowBuffer } from './pool.js';
 import type { RedisInstanceSettings } from './settings.js';
+
+/** Node timers fire after 1 ms at the earliest; shorter windows flush at the end of the loop turn. */
+const MIN_TIMER_WINDOW_MS = 1;
 
 interface QueuedBatch {
   readonly batch: CommandBatch;
@@ -45,6 +48,7 @@ export class RedisInstance {
         onEmpty: settings.poolOnEmptyBehavior,
         waitMs: settings.poolOnEmptyWaitMs,
         connectTimeoutMs: settings.timeoutMs || 10_000,
+        overflowBuffer: defaultOverflowBuffer(settings.poolSize),
       },
     );
   }
@@ -96,13 +100,15 @@ export class RedisInstance {
       return;
     }
     if (this.flushTimer || this.flushScheduled) return;
-    if (pipelineWindowMs > 0) {
+    if (pipelineWindowMs >= MIN_TIMER_WINDOW_MS) {
       this.flushTimer = setTimeout(() => {
         this.flushTimer = undefined;
         this.flush();
       }, pipelineWindowMs);
     } else {
-      // A limit without a window: flush whatever this turn of the event loop queued.
+      // A limit without a window, or a window shorter than Node's 1 ms timer resolution (a
+      // `setTimeout` of 150 µs fires after 1 ms or more): flush whatever this turn of the event
+      // loop queued, which is at most the window in practice and never later.
       this.flushScheduled = true;
       setImmediate(() => {
         this.flushScheduled = false;

@@ -14,6 +14,13 @@ export interface PoolOptions {
   readonly waitMs: number;
   /** How long an overflow connection (CREATE) may take to connect. */
   readonly connectTimeoutMs: number;
+  /** Overflow connections kept for the next burst, and how often one of them is closed. */
+  readonly overflowBuffer: { readonly size: number; readonly drainIntervalMs: number };
+}
+
+/** radix v3's default overflow buffer: PoolOnFullBuffer((size / 3) + 1, 1 * time.Second). */
+export function defaultOverflowBuffer(poolSize: number): PoolOptions['overflowBuffer'] {
+  return { size: Math.floor(poolSize / 3) + 1, drainIntervalMs: 1000 };
 }
 
 interface Waiter<C> {
@@ -29,12 +36,16 @@ export const POOL_EMPTY_MESSAGE = 'connection pool is empty';
  * A fixed set of connections, each lent to one caller at a time, like radix's pool:
  * REDIS_POOL_SIZE connections, and when all are lent out REDIS_POOL_ON_EMPTY_BEHAVIOR decides:
  * WAIT queues the caller until one comes back; ERROR fails after the wait duration; CREATE opens
- * an extra connection after the wait duration and closes it when it comes back to a full pool.
+ * an extra connection after the wait duration. Like radix, an extra connection that comes back to a
+ * full pool is kept in a small overflow buffer, lent before any new one is opened, and the buffer
+ * is drained one connection per interval; so a sustained burst does not reconnect over and over.
  */
 export class ConnectionPool<C extends Poolable> {
   private readonly idle: C[] = [];
   private readonly waiters: Waiter<C>[] = [];
   private readonly members = new Set<C>();
+  private readonly overflowIdle: C[] = [];
+  private drainTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(
@@ -75,8 +86,9 @@ export class ConnectionPool<C extends Poolable> {
       waiter.resolve(connection);
       return;
     }
-    if (this.members.has(connection) && !this.closed) this.idle.push(connection);
-    else void connection.close();
+    if (this.closed) void connection.close();
+    else if (this.members.has(connection)) this.idle.push(connection);
+    else this.keepOverflow(connection);
   }
 
   async close(): Promise<void> {
@@ -86,7 +98,9 @@ export class ConnectionPool<C extends Poolable> {
       waiter.reject(new StoreError('redis store is closed'));
     }
     this.idle.length = 0;
-    await Promise.all([...this.members].map((connection) => connection.close()));
+    this.stopDrain();
+    const overflow = this.overflowIdle.splice(0);
+    await Promise.all([...this.members, ...overflow].map((connection) => connection.close()));
   }
 
   /** Prefers an active idle connection, so one reconnecting member does not fail a call. */
@@ -100,7 +114,29 @@ export class ConnectionPool<C extends Poolable> {
         return candidate;
       }
     }
-    return idle.pop();
+    // A kept overflow connection before a reconnecting member.
+    return this.overflowIdle.pop() ?? idle.pop();
+  }
+
+  private keepOverflow(connection: C): void {
+    const { size, drainIntervalMs } = this.options.overflowBuffer;
+    if (this.overflowIdle.length >= size || !connection.isActive) {
+      void connection.close();
+      return;
+    }
+    this.overflowIdle.push(connection);
+    if (this.drainTimer) return;
+    this.drainTimer = setInterval(() => {
+      void this.overflowIdle.shift()?.close();
+      if (this.overflowIdle.length === 0) this.stopDrain();
+    }, drainIntervalMs);
+    // Draining never keeps the process alive.
+    this.drainTimer.unref();
+  }
+
+  private stopDrain(): void {
+    if (this.drainTimer) clearInterval(this.drainTimer);
+    this.drainTimer = undefined;
   }
 
   private onWaitExpired(waiter: Waiter<C>): void {
