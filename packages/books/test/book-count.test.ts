@@ -1,10 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Database } from '../src/db/database.js';
+import type { PageRequest } from '../src/http/pagination.js';
+import type { BookSortProperty } from '../src/modules/books/book.js';
 import { BooksRepository } from '../src/modules/books/books.repository.js';
 import { type Driver, openTestDatabase, postgresSkip } from './support/service.js';
 
-const firstPage = { page: 0, size: 5, sort: [{ property: 'title', direction: 'asc' }] } as const;
+const firstPage: PageRequest<BookSortProperty> = {
+  page: 0,
+  size: 5,
+  sort: [{ property: 'title', direction: 'asc' }],
+};
 
 async function countedTotal(db: Database): Promise<number> {
   const [row] = await db.query<{ total: number }>('select count(*)::int as total from books');
