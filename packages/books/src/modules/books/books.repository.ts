@@ -30,7 +30,8 @@ const SORT_COLUMNS: Record<BookSortProperty, string> = {
  */
 export function bookPageSql(sort: readonly SortOrder<BookSortProperty>[]): string {
   const orderBy = orderByClause([...sort], SORT_COLUMNS);
-  return `select page.*, counted.total::int as total from book_count counted
+  const pageColumns = COLUMNS.split(', ').map((column) => `page.${column}`);
+  return `select ${pageColumns.join(', ')}, counted.total::int as total from book_count counted
     left join lateral (select ${COLUMNS} from books ${orderBy} limit $1 offset $2) page on true ${orderBy}`;
 }
 
