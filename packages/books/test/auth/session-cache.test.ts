@@ -43,6 +43,16 @@ test('a session found once is served from memory until the TTL ends', async () =
   assert.equal(counter.lookups, 2);
 });
 
+test('concurrent requests with an uncached session share one lookup and get their own copies', async () => {
+  const { queryable, counter } = counting(database.db);
+  const store = new CachingSessionStore(queryable, 's'.repeat(32), idle, new TestClock().now);
+  const id = await store.create(userId);
+  const sessions = await Promise.all(Array.from({ length: 5 }, () => store.find(id)));
+  assert.equal(counter.lookups, 1);
+  assert.ok(sessions.every((session) => session?.user?.id === userId));
+  assert.equal(new Set(sessions).size, 5, 'each request may change its own copy');
+});
+
 test('logout in this process is seen at once; an unknown id is never cached', async () => {
   const { queryable, counter } = counting(database.db);
   const store = new CachingSessionStore(queryable, 's'.repeat(32), idle, new TestClock().now);
