@@ -79,8 +79,10 @@ export class CachingSessionStore extends SessionStore {
   }
 
   override async touch(session: Session): Promise<void> {
+    const expiresAt = session.expiresAt;
     await super.touch(session);
-    if (this.entries.has(session.idHash)) this.remember(session);
+    // Most touches write nothing (the slide is throttled); only a moved expiry needs a new cache entry.
+    if (session.expiresAt !== expiresAt && this.entries.has(session.idHash)) this.remember(session);
   }
 
   override async saveData(session: Session): Promise<void> {
