@@ -166,7 +166,8 @@ Each row is autocannon with ${connections} connections for ${durationSeconds} s 
 - **service**: the book service as \`npm start\` builds it (fastify, contract validation and serialisation, session
   lookup through its 5 s in-process cache, CSRF hook, HAL links), authenticated with the cookies of a real login at the
   development identity provider.
-- **raw baseline**: node:http and the same SQL (page + count, or one row by id), JSON out, no auth, no framework.
+- **raw baseline**: node:http and the same SQL (the page with its maintained total in one statement, or one row by
+  id; named prepared statements on PostgreSQL, as the service), JSON out, no auth, no framework.
 - **raw baseline + session lookup**: the baseline plus the service's session query (HMAC of the cookie, primary-key
   probe joined with the user), to show what a session lookup costs by itself.
 - 10,000 books; PGlite is in memory, one per server process; PostgreSQL is a fresh schema on DATABASE_URL.

@@ -23,7 +23,7 @@ test('books migrate applies the migrations once, then reports the schema up to d
   const env = { DATABASE_URL: `pglite:${dataDir}` };
   const first = await books(['migrate'], env);
   assert.equal(first.code, 0, first.stderr);
-  assert.match(first.stdout, /applied 001_init\.sql/);
+  assert.match(first.stdout, /applied 001_init\.sql, 002_book_count\.sql/);
   const second = await books(['migrate'], env);
   assert.match(second.stdout, /schema is up to date/);
 });

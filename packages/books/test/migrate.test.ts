@@ -8,18 +8,18 @@ test('concurrent migrators on one PostgreSQL schema apply each migration exactly
 }, async () => {
   const database = await openTestDatabase('postgres');
   try {
-    await database.db.exec('drop table reservations, books, sessions, users, schema_migrations');
+    await database.db.exec('drop table reservations, books, book_count, sessions, users, schema_migrations');
     const results = await Promise.all([migrate(database.db), migrate(database.db), migrate(database.db)]);
     assert.deepEqual(
       results.flatMap((result) => result.applied),
-      ['001_init.sql'],
+      ['001_init.sql', '002_book_count.sql'],
     );
     const tables = await database.db.query<{ name: string }>(
       'select table_name as name from information_schema.tables where table_schema = current_schema() order by 1',
     );
     assert.deepEqual(
       tables.map((row) => row.name),
-      ['books', 'reservations', 'schema_migrations', 'sessions', 'users'],
+      ['book_count', 'books', 'reservations', 'schema_migrations', 'sessions', 'users'],
     );
   } finally {
     await database.dispose();

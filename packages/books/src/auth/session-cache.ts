@@ -22,6 +22,9 @@ interface Entry {
  */
 export class CachingSessionStore extends SessionStore {
   private readonly entries = new Map<string, Entry>();
+  // One database lookup per session at a time: when an entry expires under load, the concurrent
+  // requests carrying that cookie wait for the same lookup instead of each sending their own.
+  private readonly lookups = new Map<string, Promise<Session | undefined>>();
   private readonly ttlMs: number;
   private readonly maxEntries: number;
 
@@ -56,14 +59,30 @@ export class CachingSessionStore extends SessionStore {
       return { ...entry.session };
     }
     this.entries.delete(idHash);
-    const session = await super.find(id);
-    if (session !== undefined) this.remember(session);
-    return session;
+    let lookup = this.lookups.get(idHash);
+    if (lookup === undefined) {
+      lookup = this.lookUp(id, idHash);
+      this.lookups.set(idHash, lookup);
+    }
+    const session = await lookup;
+    return session === undefined ? undefined : { ...session };
+  }
+
+  private async lookUp(id: string, idHash: string): Promise<Session | undefined> {
+    try {
+      const session = await super.find(id);
+      if (session !== undefined) this.remember(session);
+      return session;
+    } finally {
+      this.lookups.delete(idHash);
+    }
   }
 
   override async touch(session: Session): Promise<void> {
+    const expiresAt = session.expiresAt;
     await super.touch(session);
-    if (this.entries.has(session.idHash)) this.remember(session);
+    // Most touches write nothing (the slide is throttled); only a moved expiry needs a new cache entry.
+    if (session.expiresAt !== expiresAt && this.entries.has(session.idHash)) this.remember(session);
   }
 
   override async saveData(session: Session): Promise<void> {

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Database, Queryable } from './database.js';
+import { StatementNames } from './statement-names.js';
 
 export interface PostgresOptions {
   connectionString: string;
@@ -8,10 +9,14 @@ export interface PostgresOptions {
   schema?: string;
 }
 
-function queryable(client: pg.Pool | pg.PoolClient): Queryable {
+function queryable(client: pg.Pool | pg.PoolClient, statements: StatementNames): Queryable {
   return {
     async query<Row>(sql: string, params: readonly unknown[] = []) {
-      const result = await client.query(sql, [...params]);
+      const name = statements.nameFor(sql);
+      const values = [...params];
+      const result = await client.query(
+        name === undefined ? { text: sql, values } : { name, text: sql, values },
+      );
       return result.rows as Row[];
     },
     async exec(sql: string) {
@@ -31,14 +36,15 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
   pool.on('error', () => {});
   // Fail at startup, with the server's own message, rather than on the first request.
   await pool.query('select 1');
+  const statements = new StatementNames();
   return {
     driver: 'postgres',
-    ...queryable(pool),
+    ...queryable(pool, statements),
     async transaction(work) {
       const client = await pool.connect();
       try {
         await client.query('begin');
-        const result = await work(queryable(client));
+        const result = await work(queryable(client, statements));
         await client.query('commit');
         return result;
       } catch (error) {

@@ -43,6 +43,30 @@ test('a session found once is served from memory until the TTL ends', async () =
   assert.equal(counter.lookups, 2);
 });
 
+test('concurrent requests with an uncached session share one lookup and get their own copies', async () => {
+  const { queryable, counter } = counting(database.db);
+  const store = new CachingSessionStore(queryable, 's'.repeat(32), idle, new TestClock().now);
+  const id = await store.create(userId);
+  const sessions = await Promise.all(Array.from({ length: 5 }, () => store.find(id)));
+  assert.equal(counter.lookups, 1);
+  assert.ok(sessions.every((session) => session?.user?.id === userId));
+  assert.equal(new Set(sessions).size, 5, 'each request may change its own copy');
+});
+
+test('requests that keep using a session do not keep its cache entry alive past the TTL', async () => {
+  const clock = new TestClock();
+  const { queryable, counter } = counting(database.db);
+  const store = new CachingSessionStore(queryable, 's'.repeat(32), idle, clock.now, { ttlMs: 5000 });
+  const id = await store.create(userId);
+  for (let second = 0; second <= 6; second += 1) {
+    const session = await store.find(id);
+    assert.ok(session);
+    await store.touch(session);
+    clock.advance(1000);
+  }
+  assert.equal(counter.lookups, 2, 'looked up at 0 s, then again once the 5 s entry ran out');
+});
+
 test('logout in this process is seen at once; an unknown id is never cached', async () => {
   const { queryable, counter } = counting(database.db);
   const store = new CachingSessionStore(queryable, 's'.repeat(32), idle, new TestClock().now);

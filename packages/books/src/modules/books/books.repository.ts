@@ -1,5 +1,5 @@
 import type { Database } from '../../db/database.js';
-import { orderByClause, type PageRequest } from '../../http/pagination.js';
+import { orderByClause, type PageRequest, type SortOrder } from '../../http/pagination.js';
 import type { Book, BookFields, BookSortProperty } from './book.js';
 
 interface BookRow {
@@ -11,6 +11,9 @@ interface BookRow {
   updated_at: Date;
 }
 
+/** A row of the page query: a book with the total, or (past the end) the total with null book columns. */
+type PageRow = (BookRow & { total: number }) | { id: null; total: number };
+
 const COLUMNS = 'id, title, author, synopsis, created_at, updated_at';
 const SORT_COLUMNS: Record<BookSortProperty, string> = {
   title: 'title',
@@ -18,6 +21,19 @@ const SORT_COLUMNS: Record<BookSortProperty, string> = {
   createdAt: 'created_at',
   updatedAt: 'updated_at',
 };
+
+/**
+ * A page of books and the total in ONE statement (one round trip, one snapshot). The total is the
+ * trigger-maintained book_count row (migration 002), not count(*) over every book. The page is joined
+ * to that single row, so a page past the end still answers one row: the total with null book columns.
+ * The outer order by keeps the page order, which a join alone does not promise.
+ */
+export function bookPageSql(sort: readonly SortOrder<BookSortProperty>[]): string {
+  const orderBy = orderByClause([...sort], SORT_COLUMNS);
+  const pageColumns = COLUMNS.split(', ').map((column) => `page.${column}`);
+  return `select ${pageColumns.join(', ')}, counted.total::int as total from book_count counted
+    left join lateral (select ${COLUMNS} from books ${orderBy} limit $1 offset $2) page on true ${orderBy}`;
+}
 
 function bookFromRow(row: BookRow): Book {
   return {
@@ -58,14 +74,13 @@ export class BooksRepository {
   }
 
   async page(request: PageRequest<BookSortProperty>): Promise<{ items: Book[]; total: number }> {
-    const [rows, [count]] = await Promise.all([
-      this.db.query<BookRow>(
-        `select ${COLUMNS} from books ${orderByClause(request.sort, SORT_COLUMNS)} limit $1 offset $2`,
-        [request.size, request.page * request.size],
-      ),
-      this.db.query<{ total: number }>('select count(*)::int as total from books'),
+    const rows = await this.db.query<PageRow>(bookPageSql(request.sort), [
+      request.size,
+      request.page * request.size,
     ]);
-    return { items: rows.map(bookFromRow), total: count?.total ?? 0 };
+    const items: Book[] = [];
+    for (const row of rows) if (row.id !== null) items.push(bookFromRow(row));
+    return { items, total: rows[0]?.total ?? 0 };
   }
 
   /**
