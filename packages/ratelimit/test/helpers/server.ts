@@ -24,6 +24,22 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
+/** Settings for a memory-store server on free loopback ports, reading config under `runtimeRoot/ratelimit`. */
+export function loopbackEnv(runtimeRoot: string): Record<string, string> {
+  return {
+    BACKEND_TYPE: 'memory',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    GRPC_HOST: '127.0.0.1',
+    GRPC_PORT: '0',
+    DEBUG_HOST: '127.0.0.1',
+    DEBUG_PORT: '0',
+    RUNTIME_ROOT: runtimeRoot,
+    RUNTIME_SUBDIRECTORY: 'ratelimit',
+    USE_STATSD: 'false',
+  };
+}
+
 /**
  * Starts the whole service in-process with the memory store on free loopback ports, a manual
  * clock at `startAt`, and the given config files in RUNTIME_ROOT/ratelimit/config.
@@ -38,20 +54,7 @@ export async function startTestServer(
   await mkdir(configDir, { recursive: true });
   for (const [name, text] of Object.entries(files)) await writeFile(join(configDir, name), text);
   const clock = new ManualClock(options.startAt ?? 1_700_000_000);
-  const settings = readSettings({
-    BACKEND_TYPE: 'memory',
-    HOST: '127.0.0.1',
-    PORT: '0',
-    GRPC_HOST: '127.0.0.1',
-    GRPC_PORT: '0',
-    DEBUG_HOST: '127.0.0.1',
-    DEBUG_PORT: '0',
-    RUNTIME_ROOT: runtimeRoot,
-    RUNTIME_SUBDIRECTORY: 'ratelimit',
-    USE_STATSD: 'false',
-    DISABLE_STATS: 'true',
-    ...env,
-  });
+  const settings = readSettings({ ...loopbackEnv(runtimeRoot), DISABLE_STATS: 'true', ...env });
   const server = await startServer(settings, { clock: clock.now, log: silentLogger, ...options.overrides });
   const client = new RateLimitClient(`127.0.0.1:${server.ports.grpc}`);
   const base = (port: 'http' | 'debug') => `http://127.0.0.1:${server.ports[port]}`;

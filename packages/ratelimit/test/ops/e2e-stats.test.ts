@@ -5,7 +5,7 @@ import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { freePort, spawnManaged } from '@platform/testkit';
-import { eventually, request, startTestServer } from '../helpers/server.js';
+import { eventually, loopbackEnv, request, startTestServer } from '../helpers/server.js';
 
 const config = {
   'rl.yaml': [
@@ -123,20 +123,7 @@ test('USE_PROMETHEUS serves the reference example stat under its default mapping
 test('the server binary writes JSON log lines with @message, @timestamp and level', async (t) => {
   const bin = fileURLToPath(new URL('../../bin/ratelimit.ts', import.meta.url));
   const runtimeRoot = fileURLToPath(new URL('../../examples/runtime', import.meta.url));
-  const env = {
-    BACKEND_TYPE: 'memory',
-    HOST: '127.0.0.1',
-    PORT: '0',
-    GRPC_HOST: '127.0.0.1',
-    GRPC_PORT: '0',
-    DEBUG_HOST: '127.0.0.1',
-    DEBUG_PORT: '0',
-    RUNTIME_ROOT: runtimeRoot,
-    RUNTIME_SUBDIRECTORY: 'ratelimit',
-    USE_STATSD: 'false',
-    LOG_LEVEL: 'info',
-    LOG_FORMAT: 'json',
-  };
+  const env = { ...loopbackEnv(runtimeRoot), LOG_LEVEL: 'info', LOG_FORMAT: 'json' };
   const assignments = Object.entries(env).map(([key, value]) => `${key}=${value}`);
   const child = spawnManaged('env', [...assignments, process.execPath, '--import', 'tsx', bin]);
   t.after(() => child.stop());
