@@ -5,18 +5,9 @@ import { SettingsError } from '../src/errors.js';
 import { silentLogger } from '../src/log.js';
 import { startServer } from '../src/main.js';
 import { readSettings } from '../src/settings.js';
+import { loopbackEnv } from './helpers/server.js';
 
-const LOOPBACK = {
-  BACKEND_TYPE: 'memory',
-  HOST: '127.0.0.1',
-  PORT: '0',
-  GRPC_HOST: '127.0.0.1',
-  GRPC_PORT: '0',
-  DEBUG_HOST: '127.0.0.1',
-  DEBUG_PORT: '0',
-  RUNTIME_ROOT: '/nonexistent-ratelimit-root',
-  USE_STATSD: 'false',
-};
+const LOOPBACK = loopbackEnv('/nonexistent-ratelimit-root');
 
 test('gRPC TLS with unreadable certificate files: startup refuses with a clear message', async () => {
   const settings = readSettings({
