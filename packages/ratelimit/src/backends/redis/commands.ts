@@ -34,6 +34,28 @@ export function appendToPipeline(pipeline: ChainableCommander, batch: CommandBat
   }
 }
 
+/**
+ * The batch's commands in RESP, the wire form of the lean connection: bulk strings carry their
+ * byte length, so a key may hold any character.
+ */
+export function encodeBatch(batch: CommandBatch): string {
+  const { keys } = batch;
+  let out = '';
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    const keyBulk = `$${Buffer.byteLength(key)}\r\n${key}\r\n`;
+    if (batch.kind === 'get') {
+      out += `*2\r\n$3\r\nGET\r\n${keyBulk}`;
+      continue;
+    }
+    const addend = String(batch.addends[i]);
+    const ttl = String(batch.ttls[i]);
+    out += `*3\r\n$6\r\nINCRBY\r\n${keyBulk}$${addend.length}\r\n${addend}\r\n`;
+    out += `*3\r\n$6\r\nEXPIRE\r\n${keyBulk}$${ttl.length}\r\n${ttl}\r\n`;
+  }
+  return out;
+}
+
 type PipelineResult = [error: Error | null, result: unknown][];
 
 /**

@@ -1,7 +1,9 @@
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 import { StoreError } from '../../errors.js';
+import { appendToPipeline, type CommandBatch, commandCount, readResults, toCount } from './commands.js';
 import { GuardedConnector, GuardedSentinelConnector } from './connectors.js';
+import { describeTarget, errorText, type QueuedBatch, type RedisLink } from './link.js';
 import type { RedisInstanceSettings } from './settings.js';
 
 export type RedisClient = Redis | Cluster;
@@ -12,12 +14,13 @@ export function reconnectDelayMs(attempt: number): number {
 }
 
 /**
- * One pooled Redis connection (for cluster: one cluster client, i.e. a connection per node).
- * ioredis reconnects by itself; this wrapper remembers the last socket error so a failed call can
- * report Redis's (or the network's) own error text, and tells the pool when it becomes active.
+ * One pooled ioredis connection, for sentinel and cluster (for cluster: one cluster client, i.e. a
+ * connection per node). ioredis reconnects by itself and follows failovers and slot moves; this
+ * wrapper remembers the last socket error so a failed call can report Redis's (or the network's)
+ * own error text, and tells the pool when it becomes active.
  */
-export class PooledConnection {
-  readonly client: RedisClient;
+export class IoredisConnection implements RedisLink {
+  private readonly client: RedisClient;
   private lastError: string | undefined;
   private active = false;
   private everActive = false;
@@ -25,12 +28,12 @@ export class PooledConnection {
   private readonly description: string;
 
   constructor(
-    settings: RedisInstanceSettings,
+    private readonly settings: RedisInstanceSettings,
     tls: ConnectionOptions | undefined,
     private readonly onActiveChange: (active: boolean) => void,
   ) {
     this.client = openClient(settings, tls);
-    this.description = describe(settings);
+    this.description = describeTarget(settings);
     this.client.on('ready', () => this.setActive(true));
     this.client.on('close', () => this.setActive(false));
     this.client.on('end', () => this.setActive(false));
@@ -44,22 +47,29 @@ export class PooledConnection {
     return this.active;
   }
 
-  /**
-   * Whether a command can be sent now: the connection is up, or it is still making its very
-   * first attempt (commands then wait in ioredis' offline queue for that attempt's outcome).
-   */
+  /** Commands sent during the first attempt wait in ioredis' offline queue for its outcome. */
   get usable(): boolean {
     if (this.active) return true;
     return !this.everActive && this.lastError === undefined && !this.closing;
   }
 
-  /** The error for a call that cannot use this connection or whose command failed. */
   failure(commandError?: unknown): StoreError {
+    if (commandError instanceof StoreError) return commandError;
     const text =
       commandError instanceof Error && !isConnectionLoss(commandError)
         ? commandError.message
         : (this.lastError ?? `connection to redis at ${this.description} was closed`);
     return new StoreError(text, { cause: commandError });
+  }
+
+  async send(queued: readonly QueuedBatch[]): Promise<void> {
+    try {
+      if (this.settings.type === 'cluster') await sendEach(this.client as Cluster, queued, this);
+      else await sendAsOnePipeline(this.client as Redis, queued, this);
+    } catch (error) {
+      const failure = this.failure(error);
+      for (const item of queued) item.reject(failure);
+    }
   }
 
   /** Resolves once the connection is active; rejects with its error if it fails first. */
@@ -114,20 +124,6 @@ function isConnectionLoss(error: Error): boolean {
   );
 }
 
-function describe(settings: RedisInstanceSettings): string {
-  if (settings.socketPath !== undefined) return settings.socketPath;
-  const nodes = settings.nodes.map((node) => `${node.host}:${node.port}`).join(',');
-  return settings.type === 'sentinel' ? `${settings.sentinelMasterName} via ${nodes}` : nodes;
-}
-
-function errorText(error: Error): string {
-  // AggregateError (happy eyeballs) has an empty message; its parts carry the text.
-  if (!error.message && error instanceof AggregateError) {
-    return error.errors.map((part: Error) => part.message).join('; ');
-  }
-  return error.message;
-}
-
 function commonOptions(settings: RedisInstanceSettings, tls: ConnectionOptions | undefined): RedisOptions {
   return {
     ...(settings.auth?.username !== undefined ? { username: settings.auth.username } : {}),
@@ -144,6 +140,64 @@ function commonOptions(settings: RedisInstanceSettings, tls: ConnectionOptions |
     lazyConnect: false,
     Connector: GuardedConnector,
   };
+}
+
+/** Single and sentinel: every queued call's commands in one pipeline. */
+async function sendAsOnePipeline(
+  client: Redis,
+  queued: readonly QueuedBatch[],
+  connection: IoredisConnection,
+): Promise<void> {
+  const pipeline = client.pipeline();
+  for (const item of queued) appendToPipeline(pipeline, item.batch);
+  const results = await pipeline.exec();
+  if (!results) throw connection.failure();
+  let offset = 0;
+  for (const item of queued) {
+    try {
+      item.resolve(readResults(item.batch, results, offset));
+    } catch (error) {
+      item.reject(connection.failure(error));
+    }
+    offset += commandCount(item.batch);
+  }
+}
+
+/**
+ * Cluster: each command on its own, so keys of different slots (and nodes) work in one request;
+ * ioredis' auto-pipelining sends the commands of one tick to each node in one write.
+ */
+async function sendEach(
+  client: Cluster,
+  queued: readonly QueuedBatch[],
+  connection: IoredisConnection,
+): Promise<void> {
+  await Promise.all(
+    queued.map(async (item) => {
+      try {
+        item.resolve(await sendBatchToCluster(client, item.batch));
+      } catch (error) {
+        item.reject(connection.failure(error));
+      }
+    }),
+  );
+}
+
+async function sendBatchToCluster(client: Cluster, batch: CommandBatch): Promise<number[]> {
+  const { keys } = batch;
+  const replies: Promise<unknown>[] = [];
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    if (batch.kind === 'get') {
+      replies.push(client.get(key));
+    } else {
+      replies.push(client.incrby(key, batch.addends[i] as number));
+      replies.push(client.expire(key, batch.ttls[i] as number));
+    }
+  }
+  const values = await Promise.all(replies);
+  const step = batch.kind === 'increment' ? 2 : 1;
+  return keys.map((_, i) => toCount(values[i * step]));
 }
 
 function openClient(settings: RedisInstanceSettings, tls: ConnectionOptions | undefined): RedisClient {

@@ -1,0 +1,290 @@
+import { createConnection, type Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { type ConnectionOptions, connect as connectTls } from 'node:tls';
+import RedisParser from 'redis-parser';
+import { StoreError } from '../../errors.js';
+import { commandCount, encodeBatch, toCount } from './commands.js';
+import { reconnectDelayMs } from './connection.js';
+import { describeTarget, errorText, type QueuedBatch, type RedisLink } from './link.js';
+import type { RedisInstanceSettings } from './settings.js';
+
+/** A batch on the wire: its replies fill `values` in order until `expected` have arrived. */
+interface InFlight {
+  readonly queued: QueuedBatch;
+  readonly expected: number;
+  readonly sentAt: number;
+  readonly values: number[];
+  received: number;
+  error: Error | undefined;
+  /** Set on the last batch of a `send`: replies come in order, so it settles last. */
+  onSettled: (() => void) | undefined;
+}
+
+/**
+ * One connection to a single Redis (TCP, TLS or a unix socket) that speaks RESP itself: a batch
+ * becomes one string and one socket write, and integer replies are read straight into counts.
+ * ioredis builds a promise and several objects per command, which cost ten times the CPU of the
+ * whole exchange on this hot path; this connection does only what the counter store needs.
+ *
+ * Like the ioredis connection it replaces for single Redis, it authenticates (password or ACL
+ * user), reconnects with backoff forever, never re-sends a command after a connection loss (a
+ * re-sent INCRBY would count twice), bounds every round trip by REDIS_TIMEOUT, and reports the
+ * socket's or Redis's own error text.
+ */
+export class RespConnection implements RedisLink {
+  private socket: Socket | undefined;
+  private readonly parser: RedisParser;
+  private inFlight: InFlight[] = [];
+  private head = 0;
+  /** Writes made during the first connection attempt, sent once it is ready. */
+  private offline: string[] = [];
+  private handshaking = false;
+  private active = false;
+  private everActive = false;
+  private closing = false;
+  private attempt = 0;
+  private lastError: string | undefined;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private connectTimer: NodeJS.Timeout | undefined;
+  private replyTimer: NodeJS.Timeout | undefined;
+  private readyWaiters: ((error?: StoreError) => void)[] = [];
+  private readonly description: string;
+
+  constructor(
+    private readonly settings: RedisInstanceSettings,
+    private readonly tls: ConnectionOptions | undefined,
+    private readonly onActiveChange: (active: boolean) => void,
+  ) {
+    this.description = describeTarget(settings);
+    this.parser = new RedisParser({
+      returnReply: (reply: unknown) => this.onReply(reply, undefined),
+      returnError: (error: Error) => this.onReply(undefined, error),
+      returnFatalError: (error: Error) => this.abort(`redis protocol error: ${error.message}`),
+    });
+    this.connect();
+  }
+
+  get isActive(): boolean {
+    return this.active;
+  }
+
+  get usable(): boolean {
+    if (this.active) return true;
+    return !this.everActive && this.lastError === undefined && !this.closing;
+  }
+
+  failure(commandError?: unknown): StoreError {
+    if (commandError instanceof StoreError) return commandError;
+    const text =
+      commandError instanceof Error
+        ? commandError.message
+        : (this.lastError ?? `connection to redis at ${this.description} was closed`);
+    return new StoreError(text, { cause: commandError });
+  }
+
+  whenActive(timeoutMs: number): Promise<void> {
+    if (this.active) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => settle(new StoreError(`redis connect timed out after ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      const settle = (error?: StoreError) => {
+        clearTimeout(timer);
+        this.readyWaiters = this.readyWaiters.filter((waiter) => waiter !== settle);
+        if (error) reject(error);
+        else resolve();
+      };
+      this.readyWaiters.push(settle);
+    });
+  }
+
+  send(queued: readonly QueuedBatch[]): Promise<void> {
+    if (!this.usable || queued.length === 0) {
+      const failure = this.failure();
+      for (const item of queued) item.reject(failure);
+      return Promise.resolve();
+    }
+    let data = '';
+    const sentAt = performance.now();
+    let last: InFlight | undefined;
+    for (const item of queued) {
+      data += encodeBatch(item.batch);
+      last = {
+        queued: item,
+        expected: commandCount(item.batch),
+        sentAt,
+        values: new Array<number>(item.batch.keys.length),
+        received: 0,
+        error: undefined,
+        onSettled: undefined,
+      };
+      this.inFlight.push(last);
+    }
+    const settled = new Promise<void>((resolve) => {
+      (last as InFlight).onSettled = resolve;
+    });
+    if (this.active) this.socket?.write(data);
+    else this.offline.push(data);
+    this.armReplyTimer();
+    return settled;
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    clearTimeout(this.reconnectTimer);
+    this.socket?.destroy();
+    this.failAll(this.failure());
+  }
+
+  private connect(): void {
+    const { socketPath, nodes, timeoutMs } = this.settings;
+    const node = nodes[0] ?? { host: '127.0.0.1', port: 6379 };
+    const target = socketPath !== undefined ? { path: socketPath } : { host: node.host, port: node.port };
+    const socket = this.tls ? connectTls({ ...target, ...this.tls }) : createConnection(target);
+    this.socket = socket;
+    if (timeoutMs > 0) {
+      this.connectTimer = setTimeout(() => {
+        socket.destroy(new Error(`connect ETIMEDOUT ${this.description} after ${timeoutMs} ms`));
+      }, timeoutMs);
+    }
+    socket.once(this.tls ? 'secureConnect' : 'connect', () => this.onConnected(socket));
+    socket.on('data', (chunk: Buffer) => {
+      if (socket === this.socket) this.parser.execute(chunk);
+    });
+    // A listener for the socket's whole life: a second error (a TLS alert after a failed
+    // handshake) must never be an unhandled 'error' event.
+    socket.on('error', (error: Error) => this.remember(error));
+    socket.on('close', () => this.onClosed(socket));
+  }
+
+  private onConnected(socket: Socket): void {
+    clearTimeout(this.connectTimer);
+    if (socket !== this.socket) return;
+    socket.setNoDelay(true);
+    const auth = this.settings.auth;
+    if (!auth) {
+      this.onReady();
+      return;
+    }
+    this.handshaking = true;
+    const args =
+      auth.username !== undefined ? ['AUTH', auth.username, auth.password] : ['AUTH', auth.password];
+    socket.write(encodeCommand(args));
+  }
+
+  private onReady(): void {
+    this.attempt = 0;
+    this.lastError = undefined;
+    this.everActive = true;
+    this.active = true;
+    if (this.offline.length > 0) this.socket?.write(this.offline.join(''));
+    this.offline = [];
+    for (const waiter of this.readyWaiters.slice()) waiter();
+    this.onActiveChange(true);
+  }
+
+  private onReply(reply: unknown, error: Error | undefined): void {
+    if (this.handshaking) {
+      this.handshaking = false;
+      if (error) {
+        this.remember(error);
+        this.socket?.destroy();
+      } else {
+        this.onReady();
+      }
+      return;
+    }
+    const entry = this.inFlight[this.head];
+    if (!entry) {
+      this.abort('redis sent a reply to no command');
+      return;
+    }
+    const index = entry.received++;
+    if (error) entry.error ??= error;
+    // INCRBY replies carry the counts; EXPIRE replies (odd indexes) only matter when they fail.
+    else if (entry.queued.batch.kind === 'get') entry.values[index] = toCount(reply);
+    else if ((index & 1) === 0) entry.values[index >> 1] = toCount(reply);
+    if (entry.received < entry.expected) return;
+    this.head++;
+    if (this.head === this.inFlight.length) {
+      this.inFlight = [];
+      this.head = 0;
+    }
+    if (entry.error) entry.queued.reject(this.failure(entry.error));
+    else entry.queued.resolve(entry.values);
+    entry.onSettled?.();
+  }
+
+  /**
+   * One timer checks the oldest batch on the wire, re-armed for whatever time it has left, so a
+   * busy connection does not set a timer per batch.
+   */
+  private armReplyTimer(): void {
+    const timeoutMs = this.settings.timeoutMs;
+    if (timeoutMs <= 0 || this.replyTimer) return;
+    this.replyTimer = setTimeout(() => {
+      this.replyTimer = undefined;
+      const oldest = this.inFlight[this.head];
+      if (!oldest) return;
+      const waited = performance.now() - oldest.sentAt;
+      if (waited >= timeoutMs) this.abort(`redis command timed out after ${timeoutMs} ms`);
+      else this.armReplyTimerIn(timeoutMs - waited);
+    }, timeoutMs);
+    this.replyTimer.unref();
+  }
+
+  private armReplyTimerIn(ms: number): void {
+    this.replyTimer = setTimeout(() => {
+      this.replyTimer = undefined;
+      this.armReplyTimer();
+    }, ms);
+    this.replyTimer.unref();
+  }
+
+  /** Drops the connection after a failure that leaves the reply stream unusable. */
+  private abort(reason: string): void {
+    this.lastError = reason;
+    this.socket?.destroy();
+  }
+
+  private remember(error: Error): void {
+    this.lastError = errorText(error);
+    const failure = new StoreError(this.lastError, { cause: error });
+    for (const waiter of this.readyWaiters.slice()) waiter(failure);
+  }
+
+  private onClosed(socket: Socket): void {
+    clearTimeout(this.connectTimer);
+    if (socket !== this.socket) return;
+    this.socket = undefined;
+    this.handshaking = false;
+    this.parser.reset();
+    const wasActive = this.active;
+    this.active = false;
+    this.offline = [];
+    this.failAll(this.failure());
+    if (wasActive) this.onActiveChange(false);
+    if (this.closing) return;
+    this.attempt++;
+    this.reconnectTimer = setTimeout(() => this.connect(), reconnectDelayMs(this.attempt));
+  }
+
+  private failAll(failure: StoreError): void {
+    const waiting = this.inFlight.slice(this.head);
+    this.inFlight = [];
+    this.head = 0;
+    clearTimeout(this.replyTimer);
+    this.replyTimer = undefined;
+    for (const entry of waiting) {
+      entry.queued.reject(failure);
+      entry.onSettled?.();
+    }
+  }
+}
+
+function encodeCommand(args: readonly string[]): string {
+  let out = `*${args.length}\r\n`;
+  for (const arg of args) out += `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`;
+  return out;
+}
