@@ -14,7 +14,7 @@ export interface CountersResult {
 }
 
 const PER_REQUEST = 100;
-const IN_FLIGHT = 2;
+export const IN_FLIGHT = 4;
 const SETTLE_MS = 3000;
 
 /**
