@@ -89,7 +89,10 @@ describe('Redis store: the RESP connection of a single Redis', { skip }, () => {
       results.map((r) => r[0]).sort((a, b) => (a as number) - (b as number)),
       Array.from({ length: 1000 }, (_, i) => i + 1),
     );
-    results.forEach((r, i) => assert.equal(r[1], i + 1));
+    assert.deepEqual(
+      results.map((r) => r[1]),
+      Array.from({ length: 1000 }, (_, i) => i + 1),
+    );
   });
 });
 
