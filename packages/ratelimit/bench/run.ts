@@ -13,7 +13,7 @@ import { encodeRateLimitRequest, grpcFrame } from './lib/grpc-frame.js';
 import { probeGrpc } from './lib/grpc-probe.js';
 import { runH2load } from './lib/h2load.js';
 import type { LoadResult } from './lib/load-result.js';
-import { measureProcess } from './lib/process-stats.js';
+import { measureProcess, type ProcessUsage } from './lib/process-stats.js';
 import { runRedisBenchmark } from './lib/redis-benchmark.js';
 import {
   machineLine,
@@ -36,7 +36,7 @@ import {
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const WARM_UP_SECONDS = 1;
-/** Runs per row for the rows with a ratio target and their baselines (the fastest counts). */
+/** Turns for the rows with a ratio target and their baselines (the fastest run counts). */
 const TARGET_RUNS = 2;
 const H2_CLIENTS = 4;
 const PACED_CLIENTS = 32;
@@ -118,19 +118,44 @@ function rateLimitServer(
   });
 }
 
+interface Contender {
+  readonly scenario: string;
+  readonly server: ServerProcess;
+  readonly load: () => Promise<LoadResult>;
+}
+
 /**
- * Runs a load `runs` times back to back and keeps the fastest run: a neighbour's burst on the
- * shared machine then spoils a row less often. Used alike for the target rows and their baselines.
+ * Measures a baseline and the rows compared with it in turns (A B C, A B C, ...) and keeps each
+ * one's fastest run: a neighbour's burst on the shared machine then hits one turn of every row
+ * alike instead of all the runs of one row.
  */
-function bestOf(runs: number, load: () => Promise<LoadResult>): () => Promise<LoadResult> {
-  return async () => {
-    let best = await load();
-    for (let i = 1; i < runs; i++) {
-      const next = await load();
-      if (next.requestsPerSecond > best.requestsPerSecond) best = next;
+async function measureInTurns(
+  runs: number,
+  baseline: Contender,
+  contenders: readonly Contender[],
+): Promise<Row[]> {
+  const all = [baseline, ...contenders];
+  const best: ([LoadResult, ProcessUsage] | undefined)[] = all.map(() => undefined);
+  for (let run = 0; run < runs; run++) {
+    for (const [i, contender] of all.entries()) {
+      process.stderr.write(`bench: ${contender.scenario} (turn ${run + 1} of ${runs})\n`);
+      const measuredRun = await measureProcess(contender.server.pid, contender.load);
+      const kept = best[i];
+      if (!kept || measuredRun[0].requestsPerSecond > kept[0].requestsPerSecond) best[i] = measuredRun;
     }
-    return best;
+  }
+  const [baseResult, baseUsage] = best[0] as [LoadResult, ProcessUsage];
+  const baseRow: Row = {
+    scenario: baseline.scenario,
+    result: baseResult,
+    usage: baseUsage,
+    isBaseline: true,
   };
+  const rows = contenders.map((contender, i): Row => {
+    const [result, usage] = best[i + 1] as [LoadResult, ProcessUsage];
+    return { scenario: contender.scenario, result, usage, baseline: baseRow };
+  });
+  return [baseRow, ...rows];
 }
 
 async function measured(
@@ -272,26 +297,23 @@ async function main(): Promise<void> {
       rows.push(row);
       return row;
     };
-    const best = (load: () => Promise<LoadResult>) => bestOf(TARGET_RUNS, load);
+    const inTurns = async (baseline: Contender, contenders: readonly Contender[]) => {
+      const measuredRows = await measureInTurns(TARGET_RUNS, baseline, contenders);
+      rows.push(...measuredRows);
+      return measuredRows;
+    };
     const base = 'is baseline';
-    const noop1 = await measure(
-      'gRPC no-op (grpc-js), 1 descriptor',
-      noop,
-      best(grpc(noopPort, frames.one)),
-      base,
-    );
-    const mem1 = await measure(
-      'gRPC memory, 1 descriptor',
-      memory,
-      best(grpc(memoryPorts.grpc, frames.one)),
-      noop1,
-    );
-    const pipelined1 = await measure(
-      `gRPC ${PIPELINED}, 1 descriptor`,
-      pipelined,
-      best(grpc(pipelinedPorts.grpc, frames.one)),
-      noop1,
-    );
+    const [noop1, mem1, pipelined1] = (await inTurns(
+      { scenario: 'gRPC no-op (grpc-js), 1 descriptor', server: noop, load: grpc(noopPort, frames.one) },
+      [
+        { scenario: 'gRPC memory, 1 descriptor', server: memory, load: grpc(memoryPorts.grpc, frames.one) },
+        {
+          scenario: `gRPC ${PIPELINED}, 1 descriptor`,
+          server: pipelined,
+          load: grpc(pipelinedPorts.grpc, frames.one),
+        },
+      ],
+    )) as [Row, Row, Row];
     await measure(
       `gRPC ${REDIS_DEFAULT}, 1 descriptor`,
       redisServer,
@@ -311,14 +333,13 @@ async function main(): Promise<void> {
       grpc(pipelinedPorts.grpc, frames.three),
       noop3,
     );
-    const rawRow = await measure('HTTP raw node:http', raw, best(http(rawPort)), base);
-    const memJson = await measure('HTTP /json memory', memory, best(http(memoryPorts.http)), rawRow);
-    const pipelinedJson = await measure(
-      `HTTP /json ${PIPELINED}`,
-      pipelined,
-      best(http(pipelinedPorts.http)),
-      rawRow,
-    );
+    const [rawRow, memJson, pipelinedJson] = (await inTurns(
+      { scenario: 'HTTP raw node:http', server: raw, load: http(rawPort) },
+      [
+        { scenario: 'HTTP /json memory', server: memory, load: http(memoryPorts.http) },
+        { scenario: `HTTP /json ${PIPELINED}`, server: pipelined, load: http(pipelinedPorts.http) },
+      ],
+    )) as [Row, Row, Row];
     await measure(`HTTP /json ${REDIS_DEFAULT}`, redisServer, http(redisPorts.http), rawRow);
 
     // p99 at half of each maximum; the baselines first, paced at the memory rows' half rate, to show
@@ -477,7 +498,7 @@ function renderReport(
     '`tsc -p bench/tsconfig.servers.json` and run as `node dist/...` like production; the load generator',
     'runs in another process, on the other core. Redis is a throwaway `redis-server` on loopback.',
     'Requests never hit their limits (1e9 per unit). Server RSS is the highest seen during the row.',
-    `The rows with a ratio target and their baselines keep the faster of ${TARGET_RUNS} back-to-back runs.`,
+    `The rows with a ratio target and their baselines run in turns (A B C, A B C) and keep the fastest of ${TARGET_RUNS} runs.`,
     `The Redis targets use ${PIPELINED.replace('Redis ', '')}, the reference's throughput setting; the "${REDIS_DEFAULT.replace('Redis, ', '')}"`,
     'rows (one leased connection, one round trip and one socket read and write per request) are shown for information.',
     '',
