@@ -3,7 +3,7 @@ import type { ApplyConfig, ConfigSource } from '../provider/provider.js';
 import { STAT } from '../stats/names.js';
 import type { StatStore } from '../stats/store.js';
 import { buildConfig } from './build.js';
-import { readConfigDocument } from './document.js';
+import { readConfigDocument } from './reader.js';
 import type { RateLimitConfig } from './tree.js';
 
 /** Parses and validates a full set of sources into a config, or throws its ConfigError. */
