@@ -236,6 +236,51 @@ describe('Redis store: sentinel', { skip }, () => {
     for (const failure of failures) assert.ok(failure instanceof StoreError, String(failure));
   });
 
+  test('a master name the sentinels do not know, or no sentinel answering, fails calls with a clear error', async () => {
+    const setup = await startRedisSentinel({ sentinels: 1 });
+    const sentinels = setup.url.split(',').slice(1).join(',');
+    const unknown = createRedisStore(
+      readRedisSettings({
+        REDIS_TYPE: 'sentinel',
+        REDIS_URL: `nosuchmaster,${sentinels}`,
+        REDIS_POOL_SIZE: '1',
+      }),
+      recordingDeps(),
+      0,
+    );
+    const unreachable = createRedisStore(
+      readRedisSettings({
+        REDIS_TYPE: 'sentinel',
+        REDIS_URL: `mymaster,127.0.0.1:${await freePort()}`,
+        REDIS_POOL_SIZE: '1',
+      }),
+      recordingDeps(),
+      0,
+    );
+    try {
+      await assert.rejects(unknown.hit([hitOf('k')], noStop), (error: unknown) => {
+        assert.ok(error instanceof StoreError);
+        assert.match(
+          error.message,
+          /cannot find the master 'nosuchmaster' through the sentinels: sentinel .* does not know master 'nosuchmaster'/,
+        );
+        return true;
+      });
+      await assert.rejects(unreachable.hit([hitOf('k')], noStop), (error: unknown) => {
+        assert.ok(error instanceof StoreError);
+        assert.match(
+          error.message,
+          /cannot find the master 'mymaster' through the sentinels: .*ECONNREFUSED/,
+        );
+        return true;
+      });
+    } finally {
+      await unknown.close();
+      await unreachable.close();
+      await setup.stop();
+    }
+  });
+
   test('REDIS_SENTINEL_AUTH authenticates to password-protected sentinels, REDIS_AUTH to the data nodes', async () => {
     const setup = await startRedisSentinel({
       sentinels: 2,

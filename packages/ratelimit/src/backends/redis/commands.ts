@@ -1,6 +1,3 @@
-import type { ChainableCommander } from 'ioredis';
-import { StoreError } from '../../errors.js';
-
 /**
  * The commands of one request for one Redis instance: either INCRBY + EXPIRE per key, or (for
  * STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT's first phase) GET per key. Arrays, not objects per
@@ -18,20 +15,6 @@ export interface CommandBatch {
 /** Number of Redis commands the batch sends. */
 export function commandCount(batch: CommandBatch): number {
   return batch.kind === 'increment' ? batch.keys.length * 2 : batch.keys.length;
-}
-
-/** Appends the batch's commands to an ioredis pipeline. */
-export function appendToPipeline(pipeline: ChainableCommander, batch: CommandBatch): void {
-  const { keys } = batch;
-  if (batch.kind === 'get') {
-    for (let i = 0; i < keys.length; i++) pipeline.get(keys[i] as string);
-    return;
-  }
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i] as string;
-    pipeline.incrby(key, batch.addends[i] as number);
-    pipeline.expire(key, batch.ttls[i] as number);
-  }
 }
 
 /**
@@ -56,28 +39,11 @@ export function encodeBatch(batch: CommandBatch): string {
   return out;
 }
 
-type PipelineResult = [error: Error | null, result: unknown][];
-
-/**
- * Reads the batch's counter values from pipeline results starting at `offset`.
- * Throws the first command error (with Redis's text) as a StoreError.
- */
-export function readResults(batch: CommandBatch, results: PipelineResult, offset: number): number[] {
-  const values = new Array<number>(batch.keys.length);
-  const step = batch.kind === 'increment' ? 2 : 1;
-  for (let i = 0; i < batch.keys.length; i++) {
-    const at = offset + i * step;
-    const entry = results[at];
-    if (!entry) throw new StoreError('redis returned fewer replies than commands sent');
-    const [error, value] = entry;
-    if (error) throw error;
-    if (step === 2) {
-      const expireError = results[at + 1]?.[0];
-      if (expireError) throw expireError;
-    }
-    values[i] = toCount(value);
-  }
-  return values;
+/** One command in RESP. */
+export function encodeCommand(args: readonly string[]): string {
+  let out = `*${args.length}\r\n`;
+  for (const arg of args) out += `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`;
+  return out;
 }
 
 /** INCRBY gives a number; GET gives a string or null (a missing key counts 0). */

@@ -1,6 +1,6 @@
 import { createConnection } from 'node:net';
 import { connect as connectTls } from 'node:tls';
-import { AbstractConnector, type RedisOptions, SentinelConnector } from 'ioredis';
+import { AbstractConnector, type RedisOptions } from 'ioredis';
 
 type NetStream = Awaited<ReturnType<AbstractConnector['connect']>>;
 
@@ -17,7 +17,7 @@ function keepErrorListener(stream: NetStream): NetStream {
   return stream;
 }
 
-/** A single Redis over TCP, TLS or a unix socket. */
+/** A cluster node over TCP or TLS (ioredis' own connector, with the listener kept). */
 export class GuardedConnector extends AbstractConnector {
   private readonly options: RedisOptions;
 
@@ -53,16 +53,5 @@ export class GuardedConnector extends AbstractConnector {
         resolve(keepErrorListener(this.stream));
       });
     });
-  }
-}
-
-/** The master (or replica) found through the sentinels. */
-export class GuardedSentinelConnector extends SentinelConnector {
-  constructor(options: unknown) {
-    super(options as ConstructorParameters<typeof SentinelConnector>[0]);
-  }
-
-  override async connect(eventEmitter: Parameters<SentinelConnector['connect']>[0]): Promise<NetStream> {
-    return keepErrorListener(await super.connect(eventEmitter));
   }
 }

@@ -1,7 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
+import { ClusterConnection } from './cluster-connection.js';
 import type { CommandBatch } from './commands.js';
 import { commandCount } from './commands.js';
-import { IoredisConnection } from './connection.js';
 import type { QueuedBatch, RedisLink } from './link.js';
 import { ConnectionPool, defaultOverflowBuffer } from './pool.js';
 import { RespConnection } from './resp-connection.js';
@@ -11,8 +11,8 @@ import type { RedisInstanceSettings } from './settings.js';
 const MIN_TIMER_WINDOW_MS = 1;
 
 /**
- * One Redis deployment (the main one or the per-second one) behind a pool. A single Redis is
- * reached through the lean RESP connection; sentinel and cluster through ioredis.
+ * One Redis deployment (the main one or the per-second one) behind a pool. A single Redis and a
+ * sentinel-managed master are reached through the lean RESP connection; a cluster through ioredis.
  * Explicit pipelining (the default): each call leases a connection and sends its commands as one
  * pipeline, one round trip. Implicit pipelining (REDIS_PIPELINE_WINDOW / _LIMIT): calls are queued
  * and flushed together every window or once the limit of commands is queued, so the commands of
@@ -39,9 +39,9 @@ export class RedisInstance {
     };
     this.pool = new ConnectionPool<RedisLink>(
       () =>
-        settings.type === 'single'
-          ? new RespConnection(settings, tls, onActiveChange)
-          : new IoredisConnection(settings, tls, onActiveChange),
+        settings.type === 'cluster'
+          ? new ClusterConnection(settings, tls, onActiveChange)
+          : new RespConnection(settings, tls, onActiveChange),
       {
         size: settings.poolSize,
         onEmpty: settings.poolOnEmptyBehavior,

@@ -12,7 +12,7 @@ export interface QueuedBatch {
 
 /**
  * What a Redis instance needs from one pooled connection, whichever client drives it: the lean
- * RESP connection for a single Redis, ioredis for sentinel and cluster.
+ * RESP connection for a single Redis and for sentinel, ioredis for cluster.
  */
 export interface RedisLink extends Poolable {
   /**
@@ -28,6 +28,11 @@ export interface RedisLink extends Poolable {
    * rejects.
    */
   send(queued: readonly QueuedBatch[]): Promise<void>;
+}
+
+/** Reconnect delays: doubling from 50 ms, capped at 1 s, forever (the store never gives up). */
+export function reconnectDelayMs(attempt: number): number {
+  return Math.min(50 * 2 ** Math.max(0, attempt - 1), 1000);
 }
 
 /** Where the instance's Redis is, for error texts. */

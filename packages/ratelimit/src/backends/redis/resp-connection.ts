@@ -3,10 +3,13 @@ import { performance } from 'node:perf_hooks';
 import { type ConnectionOptions, connect as connectTls } from 'node:tls';
 import RedisParser from 'redis-parser';
 import { StoreError } from '../../errors.js';
-import { commandCount, encodeBatch, toCount } from './commands.js';
-import { reconnectDelayMs } from './connection.js';
-import { describeTarget, errorText, type QueuedBatch, type RedisLink } from './link.js';
-import type { RedisInstanceSettings } from './settings.js';
+import { commandCount, encodeBatch, encodeCommand, toCount } from './commands.js';
+import { describeTarget, errorText, type QueuedBatch, type RedisLink, reconnectDelayMs } from './link.js';
+import { askSentinelsForMaster } from './sentinel.js';
+import type { HostPort, RedisInstanceSettings } from './settings.js';
+
+/** A reply of the connection's opening exchange, and what it must be. */
+type HandshakeStep = 'auth' | 'role';
 
 /** A batch on the wire: its replies fill `values` in order until `expected` have arrived. */
 interface InFlight {
@@ -21,15 +24,18 @@ interface InFlight {
 }
 
 /**
- * One connection to a single Redis (TCP, TLS or a unix socket) that speaks RESP itself: a batch
- * becomes one string and one socket write, and integer replies are read straight into counts.
- * ioredis builds a promise and several objects per command, which cost ten times the CPU of the
- * whole exchange on this hot path; this connection does only what the counter store needs.
+ * One connection to a single Redis (TCP, TLS or a unix socket) or to the master the sentinels
+ * name, speaking RESP itself: a batch becomes one string and one socket write, and integer
+ * replies are read straight into counts. ioredis builds a promise and several objects per
+ * command, which cost ten times the CPU of the whole exchange on this hot path; this connection
+ * does only what the counter store needs.
  *
- * Like the ioredis connection it replaces for single Redis, it authenticates (password or ACL
- * user), reconnects with backoff forever, never re-sends a command after a connection loss (a
- * re-sent INCRBY would count twice), bounds every round trip by REDIS_TIMEOUT, and reports the
- * socket's or Redis's own error text.
+ * Like ioredis, it authenticates (password or ACL user), reconnects with backoff forever, never
+ * re-sends a command after a connection loss (a re-sent INCRBY would count twice), bounds every
+ * round trip by REDIS_TIMEOUT, and reports the socket's or Redis's own error text. Through
+ * sentinels it asks them for the master on every (re)connect, checks with ROLE that the node is
+ * still the master, and drops the connection on a READONLY reply (a demoted master), so a
+ * fail-over is followed at the next reconnect.
  */
 export class RespConnection implements RedisLink {
   private socket: Socket | undefined;
@@ -38,7 +44,8 @@ export class RespConnection implements RedisLink {
   private head = 0;
   /** Writes made during the first connection attempt, sent once it is ready. */
   private offline: string[] = [];
-  private handshaking = false;
+  private handshake: HandshakeStep[] = [];
+  private readonly viaSentinels: boolean;
   private active = false;
   private everActive = false;
   private closing = false;
@@ -56,6 +63,7 @@ export class RespConnection implements RedisLink {
     private readonly onActiveChange: (active: boolean) => void,
   ) {
     this.description = describeTarget(settings);
+    this.viaSentinels = settings.type === 'sentinel';
     this.parser = new RedisParser({
       returnReply: (reply: unknown) => this.onReply(reply, undefined),
       returnError: (error: Error) => this.onReply(undefined, error),
@@ -138,9 +146,26 @@ export class RespConnection implements RedisLink {
   }
 
   private connect(): void {
-    const { socketPath, nodes, timeoutMs } = this.settings;
-    const node = nodes[0] ?? { host: '127.0.0.1', port: 6379 };
-    const target = socketPath !== undefined ? { path: socketPath } : { host: node.host, port: node.port };
+    this.whereToConnect().then(
+      (target) => {
+        if (!this.closing) this.open(target);
+      },
+      (error: Error) => {
+        this.remember(error);
+        this.afterConnectionLoss();
+      },
+    );
+  }
+
+  private whereToConnect(): Promise<HostPort | { path: string }> {
+    const { socketPath, nodes } = this.settings;
+    if (socketPath !== undefined) return Promise.resolve({ path: socketPath });
+    if (this.viaSentinels) return askSentinelsForMaster(this.settings);
+    return Promise.resolve(nodes[0] ?? { host: '127.0.0.1', port: 6379 });
+  }
+
+  private open(target: HostPort | { path: string }): void {
+    const timeoutMs = this.settings.timeoutMs;
     const socket = this.tls ? connectTls({ ...target, ...this.tls }) : createConnection(target);
     this.socket = socket;
     if (timeoutMs > 0) {
@@ -163,14 +188,35 @@ export class RespConnection implements RedisLink {
     if (socket !== this.socket) return;
     socket.setNoDelay(true);
     const auth = this.settings.auth;
-    if (!auth) {
-      this.onReady();
-      return;
+    let opening = '';
+    if (auth) {
+      this.handshake.push('auth');
+      opening += encodeCommand(
+        auth.username !== undefined ? ['AUTH', auth.username, auth.password] : ['AUTH', auth.password],
+      );
     }
-    this.handshaking = true;
-    const args =
-      auth.username !== undefined ? ['AUTH', auth.username, auth.password] : ['AUTH', auth.password];
-    socket.write(encodeCommand(args));
+    if (this.viaSentinels) {
+      this.handshake.push('role');
+      opening += encodeCommand(['ROLE']);
+    }
+    if (opening === '') this.onReady();
+    else socket.write(opening);
+  }
+
+  /** A reply of the opening exchange: any error, or a node that is not the master, drops it. */
+  private onHandshakeReply(step: HandshakeStep, reply: unknown, error: Error | undefined): void {
+    if (!error && step === 'role' && !(Array.isArray(reply) && reply[0] === 'master')) {
+      error = new Error(
+        `redis at ${this.socket?.remoteAddress}:${this.socket?.remotePort} is not the master`,
+      );
+    }
+    if (error) {
+      this.handshake = [];
+      this.remember(error);
+      this.socket?.destroy();
+    } else if (this.handshake.length === 0) {
+      this.onReady();
+    }
   }
 
   private onReady(): void {
@@ -185,14 +231,9 @@ export class RespConnection implements RedisLink {
   }
 
   private onReply(reply: unknown, error: Error | undefined): void {
-    if (this.handshaking) {
-      this.handshaking = false;
-      if (error) {
-        this.remember(error);
-        this.socket?.destroy();
-      } else {
-        this.onReady();
-      }
+    const step = this.handshake.shift();
+    if (step) {
+      this.onHandshakeReply(step, reply, error);
       return;
     }
     const entry = this.inFlight[this.head];
@@ -214,6 +255,9 @@ export class RespConnection implements RedisLink {
     if (entry.error) entry.queued.reject(this.failure(entry.error));
     else entry.queued.resolve(entry.values);
     entry.onSettled?.();
+    if (this.viaSentinels && entry.error?.message.startsWith('READONLY')) {
+      this.abort(`${entry.error.message} (the master was demoted; asking the sentinels again)`);
+    }
   }
 
   /**
@@ -258,13 +302,18 @@ export class RespConnection implements RedisLink {
     clearTimeout(this.connectTimer);
     if (socket !== this.socket) return;
     this.socket = undefined;
-    this.handshaking = false;
+    this.handshake = [];
     this.parser.reset();
     const wasActive = this.active;
     this.active = false;
+    if (wasActive) this.onActiveChange(false);
+    this.afterConnectionLoss();
+  }
+
+  /** Fails whatever waited on the lost (or never made) connection and schedules the next try. */
+  private afterConnectionLoss(): void {
     this.offline = [];
     this.failAll(this.failure());
-    if (wasActive) this.onActiveChange(false);
     if (this.closing) return;
     this.attempt++;
     this.reconnectTimer = setTimeout(() => this.connect(), reconnectDelayMs(this.attempt));
@@ -281,10 +330,4 @@ export class RespConnection implements RedisLink {
       entry.onSettled?.();
     }
   }
-}
-
-function encodeCommand(args: readonly string[]): string {
-  let out = `*${args.length}\r\n`;
-  for (const arg of args) out += `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`;
-  return out;
 }
