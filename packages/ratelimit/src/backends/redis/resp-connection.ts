@@ -8,6 +8,9 @@ import { describeTarget, errorText, type QueuedBatch, type RedisLink, reconnectD
 import { askSentinelsForMaster } from './sentinel.js';
 import type { HostPort, RedisInstanceSettings } from './settings.js';
 
+/** Settled batches kept at the queue's head before it is compacted. */
+const COMPACT_AFTER = 1024;
+
 /** A reply of the connection's opening exchange, and what it must be. */
 type HandshakeStep = 'auth' | 'role';
 
@@ -250,6 +253,10 @@ export class RespConnection implements RedisLink {
     this.head++;
     if (this.head === this.inFlight.length) {
       this.inFlight = [];
+      this.head = 0;
+    } else if (this.head >= COMPACT_AFTER && this.head * 2 >= this.inFlight.length) {
+      // Under steady load the queue may never drain: drop the settled half now and then.
+      this.inFlight = this.inFlight.slice(this.head);
       this.head = 0;
     }
     if (entry.error) entry.queued.reject(this.failure(entry.error));
