@@ -69,6 +69,29 @@ describe('Redis store: the RESP connection of a single Redis', { skip }, () => {
     }
   });
 
+  test('a reply that never comes fails its batch after REDIS_TIMEOUT; the connection is replaced and counting goes on', async () => {
+    const store = createRedisStore(
+      readRedisSettings({ REDIS_URL: redis.address, REDIS_TIMEOUT: '150ms', REDIS_POOL_SIZE: '1' }),
+      recordingDeps(),
+      0,
+    );
+    try {
+      const p = uniquePrefix('timeout');
+      assert.deepEqual(await store.hit([hitOf(`${p}k`)], noStop), [1]);
+      await redisCli(redis.port, ['client', 'pause', '400', 'WRITE']);
+      await assert.rejects(store.hit([hitOf(`${p}k`)], noStop), /redis command timed out after 150 ms/);
+      let after: number[] = [];
+      await eventually(async () => {
+        after = await store.hit([hitOf(`${p}k`)], noStop).catch(() => []);
+        return after.length === 1;
+      });
+      // The timed-out INCRBY may or may not have run once Redis resumed; none is counted twice.
+      assert.ok(after[0] === 2 || after[0] === 3, `count after recovery: ${after[0]}`);
+    } finally {
+      await store.close();
+    }
+  });
+
   test('GET batches (STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT) read missing keys as 0', async () => {
     const p = uniquePrefix('get');
     const stop = { stopIncrementWhenOverLimit: true };

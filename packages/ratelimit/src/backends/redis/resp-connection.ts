@@ -50,6 +50,8 @@ export class RespConnection implements RedisLink {
   private handshake: HandshakeStep[] = [];
   private readonly viaSentinels: boolean;
   private active = false;
+  /** Set between dropping a broken connection and its 'close': nothing more is sent or read. */
+  private dropping = false;
   private everActive = false;
   private closing = false;
   private attempt = 0;
@@ -80,6 +82,7 @@ export class RespConnection implements RedisLink {
   }
 
   get usable(): boolean {
+    if (this.dropping) return false;
     if (this.active) return true;
     return !this.everActive && this.lastError === undefined && !this.closing;
   }
@@ -234,6 +237,8 @@ export class RespConnection implements RedisLink {
   }
 
   private onReply(reply: unknown, error: Error | undefined): void {
+    // The rest of a chunk that arrived with the reply that broke the stream.
+    if (this.dropping) return;
     const step = this.handshake.shift();
     if (step) {
       this.onHandshakeReply(step, reply, error);
@@ -293,9 +298,13 @@ export class RespConnection implements RedisLink {
     this.replyTimer.unref();
   }
 
-  /** Drops the connection after a failure that leaves the reply stream unusable. */
+  /**
+   * Drops the connection after a failure that leaves the reply stream unusable. The batches on
+   * the wire fail with `reason` once the socket has closed.
+   */
   private abort(reason: string): void {
     this.lastError = reason;
+    this.dropping = true;
     this.socket?.destroy();
   }
 
@@ -309,6 +318,7 @@ export class RespConnection implements RedisLink {
     clearTimeout(this.connectTimer);
     if (socket !== this.socket) return;
     this.socket = undefined;
+    this.dropping = false;
     this.handshake = [];
     this.parser.reset();
     const wasActive = this.active;
