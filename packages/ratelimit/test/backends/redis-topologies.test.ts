@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import {
   freePort,
@@ -59,6 +62,43 @@ describe('Redis store: TLS', { skip }, () => {
       await Promise.all([withCert.close(), withoutCert.close(), plainToTls.close()]);
       await redis.stop();
       await certs.remove();
+    }
+  });
+
+  test('REDIS_TLS through sentinels: the sentinel over plain TCP, the master it names over TLS', async () => {
+    const certs = await generateTestCertificates(['IP:127.0.0.1', 'DNS:localhost']);
+    const { redis, tlsPort } = await startTlsRedis(certs, 'no');
+    const dir = await mkdtemp(join(tmpdir(), 'rl-tls-sentinel-'));
+    const configFile = join(dir, 'sentinel.conf');
+    const config = [
+      `sentinel monitor tlsmaster 127.0.0.1 ${tlsPort} 1`,
+      'tls-replication yes',
+      `tls-cert-file ${certs.serverCert}`,
+      `tls-key-file ${certs.serverKey}`,
+      `tls-ca-cert-file ${certs.caCert}`,
+    ];
+    await writeFile(configFile, `${config.join('\n')}\n`);
+    const sentinel = await startRedis({ port: await freePort(), configFile, args: ['--sentinel'] });
+    const store = createRedisStore(
+      readRedisSettings({
+        REDIS_TYPE: 'sentinel',
+        REDIS_URL: `tlsmaster,${sentinel.address}`,
+        REDIS_TLS: 'true',
+        REDIS_TLS_CACERT: certs.caCert,
+        REDIS_POOL_SIZE: '1',
+      }),
+      recordingDeps(),
+      0,
+    );
+    try {
+      assert.deepEqual(await store.hit([hitOf('tls-sentinel', 5)], noStop), [5]);
+      assert.equal(await redisCli(redis.port, ['get', 'tls-sentinel']), '5');
+    } finally {
+      await store.close();
+      await sentinel.stop();
+      await redis.stop();
+      await certs.remove();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 
