@@ -3,12 +3,13 @@
 // next to a grpc-js no-op server and a raw node:http server, plus the Redis store ceiling
 // (redis-benchmark), p99 at half the maximum rate, 1,000,000 live counters, and a
 // 10,000-descriptor config. Prints one Markdown report and saves it to bench/RESULTS.md.
-// BENCH_SECONDS (default 3) sets each load run's length; BENCH_CPU_PROF=<dir> writes CPU profiles
+// BENCH_SECONDS (default 2) sets each load run's length; BENCH_CPU_PROF=<dir> writes CPU profiles
 // of the rate limit servers there.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startRedis } from '@platform/testkit';
+import { readCpuTimes, stealSince } from './lib/cpu-steal.js';
 import { encodeRateLimitRequest, grpcFrame } from './lib/grpc-frame.js';
 import { probeGrpc } from './lib/grpc-probe.js';
 import { runH2load } from './lib/h2load.js';
@@ -34,10 +35,12 @@ import {
   fillCounters,
 } from './scenarios/counters.js';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const WARM_UP_SECONDS = 1;
-/** Turns for the rows with a ratio target and their baselines (the fastest run counts). */
-const TARGET_RUNS = 2;
+/** Turns for the maximum-rate rows with a target and their baselines (the fastest run counts). */
+const MAX_RATE_TURNS = 3;
+/** Turns for the half-rate rows and their baselines (the run with the lowest p99 counts). */
+const HALF_RATE_TURNS = 2;
 const H2_CLIENTS = 4;
 const PACED_CLIENTS = 32;
 const H2_STREAMS = 16;
@@ -184,6 +187,7 @@ async function measured(
 async function main(): Promise<void> {
   const startedAt = new Date();
   const machine = machineLine();
+  const cpuAtStart = readCpuTimes();
   const work = await mkdtemp(join(tmpdir(), 'rl-bench-'));
   const cpuProfileDir = process.env.BENCH_CPU_PROF;
   const servers: ServerProcess[] = [];
@@ -312,7 +316,8 @@ async function main(): Promise<void> {
       contenders: readonly Contender[],
       compare: 'throughput' | 'p99' = 'throughput',
     ) => {
-      const measuredRows = await measureInTurns(TARGET_RUNS, compare, baseline, contenders);
+      const turns = compare === 'throughput' ? MAX_RATE_TURNS : HALF_RATE_TURNS;
+      const measuredRows = await measureInTurns(turns, compare, baseline, contenders);
       rows.push(...measuredRows);
       return measuredRows;
     };
@@ -428,7 +433,7 @@ async function main(): Promise<void> {
     const pairsPerSecond = 1 / (1 / incr.result.requestsPerSecond + 1 / expire.result.requestsPerSecond);
     const report = renderReport(
       startedAt,
-      machine,
+      `${machine}, CPU steal during the run ${stealSince(cpuAtStart)}`,
       rows,
       targets(
         rows,
@@ -518,8 +523,8 @@ function renderReport(
     '`tsc -p bench/tsconfig.servers.json` and run as `node dist/...` like production; the load generator',
     'runs in another process, on the other core. Redis is a throwaway `redis-server` on loopback.',
     'Requests never hit their limits (1e9 per unit). Server RSS is the highest seen during the row.',
-    `The rows with a target and their baselines run in turns (A B C, A B C): the maximum-rate rows keep the fastest of ${TARGET_RUNS} runs, the`,
-    `half-rate rows the run with the lowest p99 of ${TARGET_RUNS}, since one stall of the shared machine (CPU steal) during a run decides its p99.`,
+    `The rows with a target and their baselines run in turns (A B C, A B C): the maximum-rate rows keep the fastest of ${MAX_RATE_TURNS} runs, the`,
+    `half-rate rows the run with the lowest p99 of ${HALF_RATE_TURNS}, since one stall of the shared machine (CPU steal) during a run decides its p99.`,
     `The Redis targets use ${PIPELINED.replace('Redis ', '')}, the reference's throughput setting; the "${REDIS_DEFAULT.replace('Redis, ', '')}"`,
     'rows (one leased connection, one round trip and one socket read and write per request) are shown for information.',
     '',
