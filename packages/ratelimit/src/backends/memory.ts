@@ -33,6 +33,10 @@ export class MemoryStore implements CounterStore {
   ) {}
 
   hit(hits: readonly CounterHit[], options: { stopIncrementWhenOverLimit: boolean }): Promise<number[]> {
+    return Promise.resolve(this.hitNow(hits, options));
+  }
+
+  hitNow(hits: readonly CounterHit[], options: { stopIncrementWhenOverLimit: boolean }): number[] {
     const now = this.deps.now();
     this.sweep(now, SWEEP_PER_CALL);
     const results = new Array<number>(hits.length);
@@ -49,7 +53,7 @@ export class MemoryStore implements CounterStore {
         results[i] = this.add(hit.key, hit.addend, hit.divider, now);
       }
     }
-    return Promise.resolve(results);
+    return results;
   }
 
   get size(): number {
