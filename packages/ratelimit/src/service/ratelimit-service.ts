@@ -140,7 +140,7 @@ export class RateLimitService {
     const response: RateLimitResponse = {
       overallCode: overLimit ? 'OVER_LIMIT' : 'OK',
       statuses,
-      responseHeadersToAdd: this.options.responseHeaders ? this.headers(statuses) : [],
+      responseHeadersToAdd: this.options.responseHeaders ? this.headers(statuses) : NO_HEADERS,
       dynamicMetadata: this.options.responseDynamicMetadata ? buildDynamicMetadata(request) : null,
     };
     if (overLimit && this.options.globalShadowMode) {
@@ -171,6 +171,9 @@ export class RateLimitService {
     ];
   }
 }
+
+/** Shared by every response without headers, so none allocates an empty list. */
+const NO_HEADERS: readonly HeaderValue[] = Object.freeze([]);
 
 /** Per descriptor: its own hits_addend when set (0 means check only), else max(1, request's). */
 function hitsAddends(request: RateLimitRequest): number[] {
