@@ -5,6 +5,7 @@ import type {
   RateLimitResponse,
   RequestDescriptor,
 } from '../service/messages.js';
+import { scanRateLimitRequest } from './json-request-scanner.js';
 
 /** The body is not a valid proto3-JSON RateLimitRequest; /json answers 400 `Bad Request`. */
 export class JsonRequestError extends Error {
@@ -30,13 +31,19 @@ function pathOf(d: number, e: number, suffix: string): string {
 /**
  * Decodes a proto3-JSON RateLimitRequest like Go's protojson.Unmarshal: JSON names and proto
  * names are both accepted (not both at once), unknown fields are rejected, null means unset,
- * integers may be strings, enums may be names or numbers.
- *
- * Each message is read in two steps, so errors come in a fixed order: first its field names
+ * integers may be strings, enums may be names or numbers. Bodies of the common shape are read
+ * by the scanner in one pass; every other body by parseRateLimitRequest, with the same result.
+ */
+export function decodeRateLimitRequest(body: string): RateLimitRequest {
+  return scanRateLimitRequest(body) ?? parseRateLimitRequest(body);
+}
+
+/**
+ * The full decoder: JSON.parse, then the checks of every message. Each message is read in two steps, so errors come in a fixed order: first its field names
  * (unknown or given twice), then its values. A bit per field tracks the names seen, null ones
  * included, so the happy path allocates nothing but the decoded message.
  */
-export function decodeRateLimitRequest(body: string): RateLimitRequest {
+export function parseRateLimitRequest(body: string): RateLimitRequest {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
