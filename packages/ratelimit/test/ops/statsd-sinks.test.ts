@@ -136,6 +136,33 @@ test('log sink writes one gostats-style JSON line per flushed stat', async () =>
   );
 });
 
+test('log sink on stderr: the lines of one flush go out in a single write', async (t) => {
+  const writes: string[] = [];
+  t.mock.method(process.stderr, 'write', (text: string) => {
+    writes.push(text);
+    return true;
+  });
+  const sink = new LogSink({ now: () => 1_700_000_000_123 });
+  const samples = Array.from({ length: 1000 }, (_, i) => i / 10);
+  sink.flush({
+    counters: new Map([['c', 2]]),
+    gauges: new Map(),
+    timers: new Map([['ratelimit_server.ShouldRateLimit.response_time', samples]]),
+  });
+  sink.flush({ counters: new Map([['c', 2]]), gauges: new Map(), timers: new Map() });
+  t.mock.restoreAll();
+  await sink.close();
+  assert.equal(writes.length, 1);
+  const lines = (writes[0] as string).split('\n');
+  assert.equal(lines.pop(), '');
+  assert.equal(lines.length, 1001);
+  assert.deepEqual(JSON.parse(lines[1] as string).json, {
+    name: 'ratelimit_server.ShouldRateLimit.response_time',
+    type: 'timer',
+    value: '0.000000',
+  });
+});
+
 test('a DogStatsD mogrifier renames a stat and turns $1 group references into tags', async () => {
   const receiver = createSocket('udp4');
   receiver.bind(0, '127.0.0.1');
