@@ -26,6 +26,12 @@ export class MemoryStore implements CounterStore {
   private freeSlots: number[] = [];
   private nextSlot = 0;
   private sweepCursor: Iterator<[string, number]> | undefined;
+  /**
+   * The second in which the sweep last finished a pass over every counter. Counters expire on
+   * whole seconds, so until the clock moves on there is nothing new to sweep; with few
+   * counters this spares every call but the first of a second the iterator work.
+   */
+  private sweptAt = -1;
 
   constructor(
     private readonly deps: StoreDeps,
@@ -33,8 +39,12 @@ export class MemoryStore implements CounterStore {
   ) {}
 
   hit(hits: readonly CounterHit[], options: { stopIncrementWhenOverLimit: boolean }): Promise<number[]> {
+    return Promise.resolve(this.hitNow(hits, options));
+  }
+
+  hitNow(hits: readonly CounterHit[], options: { stopIncrementWhenOverLimit: boolean }): number[] {
     const now = this.deps.now();
-    this.sweep(now, SWEEP_PER_CALL);
+    if (now !== this.sweptAt) this.sweep(now, SWEEP_PER_CALL);
     const results = new Array<number>(hits.length);
     if (options.stopIncrementWhenOverLimit && this.anyWouldExceed(hits, now)) {
       // Rule 11: once one counter of the request is over, only the over counters advance.
@@ -49,7 +59,7 @@ export class MemoryStore implements CounterStore {
         results[i] = this.add(hit.key, hit.addend, hit.divider, now);
       }
     }
-    return Promise.resolve(results);
+    return results;
   }
 
   get size(): number {
@@ -139,6 +149,7 @@ export class MemoryStore implements CounterStore {
       const next = this.sweepCursor.next();
       if (next.done) {
         this.sweepCursor = undefined;
+        this.sweptAt = now;
         continue;
       }
       const [key, slot] = next.value;

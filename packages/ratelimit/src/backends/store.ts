@@ -46,6 +46,12 @@ export interface CounterStore {
    * Rejects with a StoreError carrying the backend's error text when the backend fails.
    */
   hit(hits: readonly CounterHit[], options: { stopIncrementWhenOverLimit: boolean }): Promise<number[]>;
+  /**
+   * The same as `hit`, answered at once, for stores that never wait (the in-process memory
+   * store). When present the limiter calls it instead of `hit`, so a request through such a
+   * store creates no promise and no microtask. Network stores leave it out.
+   */
+  hitNow?(hits: readonly CounterHit[], options: { stopIncrementWhenOverLimit: boolean }): number[];
   /** False while the backend is known to be unreachable (REDIS_HEALTH_CHECK_ACTIVE_CONNECTION). */
   isHealthy(): boolean;
   /** Called whenever isHealthy() changes; the health model subscribes. */

@@ -1,7 +1,7 @@
 import type { CounterHit, CounterStore } from '../backends/store.js';
 import type { LimitMatch } from '../config/tree.js';
 import type { DescriptorStatus, RequestDescriptor } from '../service/messages.js';
-import type { StatStore } from '../stats/store.js';
+import type { RuleStats, StatStore } from '../stats/store.js';
 import { cacheKey } from './cache-key.js';
 import type { Clock } from './clock.js';
 import { applyCounterResult, nearLimitThreshold, shadowedHits } from './decision.js';
@@ -13,6 +13,16 @@ export interface LimiterOptions {
   readonly nearLimitRatio: number;
   readonly stopIncrementWhenOverLimit: boolean;
 }
+
+/** A counter to hit, with the descriptor index its answer belongs to and its rule's stats. */
+interface IndexedHit extends CounterHit {
+  readonly index: number;
+  readonly stats: RuleStats;
+}
+
+// Shared store options, so no options object is made per request.
+const STOP_WHEN_OVER = Object.freeze({ stopIncrementWhenOverLimit: true });
+const KEEP_INCREMENTING = Object.freeze({ stopIncrementWhenOverLimit: false });
 
 /** A match whose rule has a unit, i.e. not unlimited. */
 export type CountedLimit = LimitMatch & { readonly rule: { readonly unit: Unit } };
@@ -32,20 +42,20 @@ export class RateLimiter {
 
   /**
    * Fills `statuses[i]` for every index with a limit; other indexes are left as they are.
-   * Rejects with the store's error when the store fails.
+   * Done on return (undefined) when the store answers at once (`hitNow`), so no promise is
+   * made; otherwise the returned promise settles when done and rejects with the store's error.
    */
-  async check(
+  check(
     domain: string,
     descriptors: readonly RequestDescriptor[],
     limits: readonly (CountedLimit | undefined)[],
     addends: readonly number[],
     statuses: DescriptorStatus[],
-  ): Promise<void> {
+  ): Promise<void> | undefined {
     const now = this.clock();
-    const hits: CounterHit[] = [];
-    const hitIndexes: number[] = [];
-    const fromLocalCache: boolean[] = [];
-    let anyLocalHit = false;
+    const hits: IndexedHit[] = [];
+    // Allocated only when a key is already known to be over its limit, which is rare.
+    let fromLocalCache: boolean[] | undefined;
     for (let i = 0; i < limits.length; i++) {
       const limit = limits[i];
       if (!limit) continue;
@@ -59,29 +69,52 @@ export class RateLimiter {
         Math.floor(now / divider) * divider,
       );
       const addend = addends[i] as number;
-      this.stats.ruleStats(limit.statKey).totalHits.inc(addend);
+      const stats = this.stats.ruleStats(limit.statKey);
+      stats.totalHits.inc(addend);
       if (this.localCache?.has(key)) {
+        fromLocalCache ??= [];
         fromLocalCache[i] = true;
-        anyLocalHit = true;
         continue;
       }
-      hits.push({ key, addend, limit: limit.rule.requestsPerUnit, unit, divider });
-      hitIndexes.push(i);
+      hits.push({ key, addend, limit: limit.rule.requestsPerUnit, unit, divider, index: i, stats });
     }
 
     const stop = this.options.stopIncrementWhenOverLimit;
     // Rule 11 with the local cache: a key already known to be over stops every other increment.
-    const sent = stop && anyLocalHit ? hits.map((hit) => ({ ...hit, addend: 0 })) : hits;
-    const afters = sent.length > 0 ? await this.store.hit(sent, { stopIncrementWhenOverLimit: stop }) : [];
+    const sent = stop && fromLocalCache ? hits.map((hit) => ({ ...hit, addend: 0 })) : hits;
+    const options = stop ? STOP_WHEN_OVER : KEEP_INCREMENTING;
+    if (sent.length === 0) {
+      this.decide(limits, addends, hits, [], fromLocalCache, now, statuses);
+      return undefined;
+    }
+    if (this.store.hitNow) {
+      const afters = this.store.hitNow(sent, options);
+      this.decide(limits, addends, hits, afters, fromLocalCache, now, statuses);
+      return undefined;
+    }
+    return this.store.hit(sent, options).then((afters) => {
+      this.decide(limits, addends, hits, afters, fromLocalCache, now, statuses);
+    });
+  }
 
+  /** Statuses from the store's answers (`afters[h]` is the counter of `hits[h]` after adding). */
+  private decide(
+    limits: readonly (CountedLimit | undefined)[],
+    addends: readonly number[],
+    hits: readonly IndexedHit[],
+    afters: readonly number[],
+    fromLocalCache: readonly boolean[] | undefined,
+    now: number,
+    statuses: DescriptorStatus[],
+  ): void {
     for (let i = 0; i < limits.length; i++) {
       const limit = limits[i];
       if (!limit) continue;
-      statuses[i] = this.status(limit, addends[i] as number, fromLocalCache[i] === true, now);
+      statuses[i] = this.status(limit, addends[i] as number, fromLocalCache?.[i] === true, now);
     }
     for (let h = 0; h < hits.length; h++) {
-      const i = hitIndexes[h] as number;
-      const hit = hits[h] as CounterHit;
+      const hit = hits[h] as IndexedHit;
+      const i = hit.index;
       this.applyResult(limits[i] as CountedLimit, hit, afters[h] as number, statuses[i] as DescriptorStatus);
     }
   }
@@ -113,9 +146,9 @@ export class RateLimiter {
     return status;
   }
 
-  private applyResult(limit: CountedLimit, hit: CounterHit, after: number, status: DescriptorStatus): void {
+  private applyResult(limit: CountedLimit, hit: IndexedHit, after: number, status: DescriptorStatus): void {
     const rule = limit.rule;
-    const stats = this.stats.ruleStats(limit.statKey);
+    const stats = hit.stats;
     const near = nearLimitThreshold(rule.requestsPerUnit, this.options.nearLimitRatio);
     const remaining = applyCounterResult(stats, rule.requestsPerUnit, near, after, hit.addend);
     if (remaining >= 0) {

@@ -1,9 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import {
+  type MethodDefinition,
   Server,
   type ServerCredentials,
   type ServerUnaryCall,
   type ServerWritableStream,
+  type ServiceDefinition,
   type sendUnaryData,
   status,
 } from '@grpc/grpc-js';
@@ -12,6 +14,7 @@ import type { JsonValue, RateLimitRequest, RateLimitResponse } from '../service/
 import type { RateLimitService } from '../service/ratelimit-service.js';
 import { STAT } from '../stats/names.js';
 import type { StatStore } from '../stats/store.js';
+import { encodeRateLimitResponseProto } from './grpc-codec.js';
 import type { HealthModel } from './health.js';
 import { loadProtos } from './proto.js';
 
@@ -48,32 +51,38 @@ export function createGrpcServer(
   const checkRequests = stats.counter(`${STAT.serverRoot}Check.total_requests`);
   const checkTime = stats.timer(`${STAT.serverRoot}Check.response_time`);
 
-  server.addService(protos.rateLimitService.service, {
-    async ShouldRateLimit(
+  const reply = (callback: sendUnaryData<unknown>, started: number, response: RateLimitResponse) => {
+    rlsTime.record(performance.now() - started);
+    callback(null, response);
+  };
+  const fail = (callback: sendUnaryData<unknown>, started: number, error: unknown) => {
+    rlsTime.record(performance.now() - started);
+    // The reference returns a plain Go error, which grpc-go sends as UNKNOWN.
+    callback({ code: status.UNKNOWN, details: (error as Error).message });
+  };
+  server.addService(withResponseEncoder(protos.rateLimitService.service), {
+    // Not async: with the memory store the answer is there at once and no promise is made.
+    ShouldRateLimit(
       call: ServerUnaryCall<RateLimitRequest, unknown>,
       callback: sendUnaryData<unknown>,
-    ): Promise<void> {
+    ): void {
       const started = performance.now();
       rlsRequests.inc();
+      let answer: RateLimitResponse | Promise<RateLimitResponse>;
       try {
-        // Without tracing, no span options, closure or extra promise per call.
-        const response = isTracingActive()
-          ? await withSpan(
-              'ShouldRateLimit',
-              {
-                kind: SpanKind.SERVER,
-                metadata: call.metadata,
-                attributes: { 'ratelimit.domain': call.request.domain },
-              },
-              () => service.shouldRateLimit(call.request),
-            )
-          : await service.shouldRateLimit(call.request);
-        rlsTime.record(performance.now() - started);
-        callback(null, toWire(response));
+        // Without tracing, no span options and no closure per call.
+        answer = isTracingActive() ? tracedAnswer(service, call) : service.shouldRateLimit(call.request);
       } catch (error) {
-        rlsTime.record(performance.now() - started);
-        // The reference returns a plain Go error, which grpc-go sends as UNKNOWN.
-        callback({ code: status.UNKNOWN, details: (error as Error).message });
+        fail(callback, started, error);
+        return;
+      }
+      if (answer instanceof Promise) {
+        answer.then(
+          (response) => reply(callback, started, response),
+          (error: unknown) => fail(callback, started, error),
+        );
+      } else {
+        reply(callback, started, answer);
       }
     },
   });
@@ -99,6 +108,21 @@ export function createGrpcServer(
   return server;
 }
 
+function tracedAnswer(
+  service: RateLimitService,
+  call: ServerUnaryCall<RateLimitRequest, unknown>,
+): Promise<RateLimitResponse> {
+  return withSpan(
+    'ShouldRateLimit',
+    {
+      kind: SpanKind.SERVER,
+      metadata: call.metadata,
+      attributes: { 'ratelimit.domain': call.request.domain },
+    },
+    async () => service.shouldRateLimit(call.request),
+  );
+}
+
 function healthStatus(name: string, health: HealthModel): 'SERVING' | 'NOT_SERVING' | undefined {
   // The default service "" always serves; only "ratelimit" follows the health model.
   if (name === '') return 'SERVING';
@@ -113,10 +137,18 @@ export function bindGrpc(server: Server, address: string, credentials: ServerCre
   });
 }
 
-/** Converts the response to the protobufjs object shape: only dynamic metadata needs it. */
-function toWire(response: RateLimitResponse): unknown {
-  if (!response.dynamicMetadata) return response;
-  return { ...response, dynamicMetadata: toStruct(response.dynamicMetadata) };
+/**
+ * The service definition with ShouldRateLimit's responses encoded by encodeRateLimitResponseProto;
+ * responses with dynamic metadata (a google.protobuf.Struct) still go through protobufjs.
+ */
+function withResponseEncoder(definition: ServiceDefinition): ServiceDefinition {
+  const method = definition.ShouldRateLimit as MethodDefinition<RateLimitRequest, unknown>;
+  const protobufjs = method.responseSerialize;
+  const responseSerialize = (response: RateLimitResponse): Buffer =>
+    response.dynamicMetadata
+      ? protobufjs({ ...response, dynamicMetadata: toStruct(response.dynamicMetadata) })
+      : encodeRateLimitResponseProto(response);
+  return { ...definition, ShouldRateLimit: { ...method, responseSerialize } };
 }
 
 function toStruct(object: { [key: string]: JsonValue }): unknown {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
+import type { RateLimitResponse } from '../service/messages.js';
 import type { RateLimitService } from '../service/ratelimit-service.js';
 import type { HealthModel } from './health.js';
 import { decodeRateLimitRequest, encodeRateLimitResponse } from './json-codec.js';
@@ -53,7 +54,7 @@ function handleJson(
   });
   request.on('end', () => {
     const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-    void answerJson(service, body.toString('utf8'), response, log);
+    answerJson(service, body.toString('utf8'), response, log);
   });
   request.on('error', (error) => {
     log.debug(`/json: unreadable body: ${error.message}`);
@@ -61,14 +62,27 @@ function handleJson(
   });
 }
 
-async function answerJson(
-  service: RateLimitService,
-  body: string,
-  response: ServerResponse,
-  log: Logger,
-): Promise<void> {
+/** Decides and writes the answer; with the memory store all of it happens in this call. */
+function answerJson(service: RateLimitService, body: string, response: ServerResponse, log: Logger): void {
+  let answer: RateLimitResponse | Promise<RateLimitResponse>;
   try {
-    const result = await service.shouldRateLimit(decodeRateLimitRequest(body));
+    answer = service.shouldRateLimit(decodeRateLimitRequest(body));
+  } catch (error) {
+    badRequest(response, error, log);
+    return;
+  }
+  if (answer instanceof Promise) {
+    answer.then(
+      (result) => writeAnswer(response, result, log),
+      (error: unknown) => badRequest(response, error, log),
+    );
+  } else {
+    writeAnswer(response, answer, log);
+  }
+}
+
+function writeAnswer(response: ServerResponse, result: RateLimitResponse, log: Logger): void {
+  try {
     const json = encodeRateLimitResponse(result);
     // The flat header list skips the header object walk of writeHead.
     response.writeHead(result.overallCode === 'OVER_LIMIT' ? 429 : 200, [
@@ -79,9 +93,13 @@ async function answerJson(
     ]);
     response.end(json);
   } catch (error) {
-    log.debug(`/json: ${(error as Error).message}`);
-    plainError(response, 400, 'Bad Request');
+    badRequest(response, error, log);
   }
+}
+
+function badRequest(response: ServerResponse, error: unknown, log: Logger): void {
+  log.debug(`/json: ${(error as Error).message}`);
+  plainError(response, 400, 'Bad Request');
 }
 
 function handleHealthcheck(health: HealthModel, response: ServerResponse): void {

@@ -5,6 +5,7 @@ import type {
   RateLimitResponse,
   RequestDescriptor,
 } from '../service/messages.js';
+import { scanRateLimitRequest } from './json-request-scanner.js';
 
 /** The body is not a valid proto3-JSON RateLimitRequest; /json answers 400 `Bad Request`. */
 export class JsonRequestError extends Error {
@@ -15,25 +16,6 @@ const UINT32_MAX = 4_294_967_295;
 const OVERRIDE_UNIT_NAMES = ['UNKNOWN', 'SECOND', 'MINUTE', 'HOUR', 'DAY', 'MONTH', 'YEAR'];
 
 type JsonObject = Record<string, unknown>;
-
-/** A message's accepted field names: JSON name and proto name, both mapped to the JSON name. */
-function fieldNames<K extends string>(names: Record<K, string>): ReadonlyMap<string, K> {
-  const map = new Map<string, K>();
-  for (const json of Object.keys(names) as K[]) {
-    map.set(json, json);
-    map.set(names[json], json);
-  }
-  return map;
-}
-
-const REQUEST_FIELDS = fieldNames({
-  domain: 'domain',
-  descriptors: 'descriptors',
-  hitsAddend: 'hits_addend',
-});
-const DESCRIPTOR_FIELDS = fieldNames({ entries: 'entries', limit: 'limit', hitsAddend: 'hits_addend' });
-const ENTRY_FIELDS = fieldNames({ key: 'key', value: 'value' });
-const OVERRIDE_FIELDS = fieldNames({ requestsPerUnit: 'requests_per_unit', unit: 'unit' });
 
 /**
  * The path of a value in error messages, from the descriptor index `d` and entry index `e`
@@ -49,95 +31,176 @@ function pathOf(d: number, e: number, suffix: string): string {
 /**
  * Decodes a proto3-JSON RateLimitRequest like Go's protojson.Unmarshal: JSON names and proto
  * names are both accepted (not both at once), unknown fields are rejected, null means unset,
- * integers may be strings, enums may be names or numbers.
+ * integers may be strings, enums may be names or numbers. Bodies of the common shape are read
+ * by the scanner in one pass; every other body by parseRateLimitRequest, with the same result.
  */
 export function decodeRateLimitRequest(body: string): RateLimitRequest {
+  return scanRateLimitRequest(body) ?? parseRateLimitRequest(body);
+}
+
+/**
+ * The full decoder: JSON.parse, then the checks of every message. Each message is read in two steps, so errors come in a fixed order: first its field names
+ * (unknown or given twice), then its values. A bit per field tracks the names seen, null ones
+ * included, so the happy path allocates nothing but the decoded message.
+ */
+export function parseRateLimitRequest(body: string): RateLimitRequest {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
   } catch (error) {
     throw new JsonRequestError(`invalid JSON: ${(error as Error).message}`);
   }
-  const fields = readMessage(parsed, REQUEST_FIELDS, -1, -1, '');
-  const list = readList(fields.descriptors, -1, 'descriptors');
-  const descriptors = new Array<RequestDescriptor>(list.length);
-  for (let d = 0; d < list.length; d++) descriptors[d] = readDescriptor(list[d], d);
+  const object = asObject(parsed, -1, -1, '');
+  let domain: unknown = null;
+  let descriptors: unknown = null;
+  let hitsAddend: unknown = null;
+  let seen = 0;
+  for (const field in object) {
+    const value = object[field];
+    switch (field) {
+      case 'domain':
+        seen = markSeen(seen, 1, field, -1, -1, '');
+        domain = value;
+        break;
+      case 'descriptors':
+        seen = markSeen(seen, 2, field, -1, -1, '');
+        descriptors = value;
+        break;
+      case 'hitsAddend':
+      case 'hits_addend':
+        seen = markSeen(seen, 4, field, -1, -1, '');
+        hitsAddend = value;
+        break;
+      default:
+        throw unknownField(field, -1, -1, '');
+    }
+  }
+  const list = readList(descriptors, -1, 'descriptors');
+  const decoded = new Array<RequestDescriptor>(list.length);
+  for (let d = 0; d < list.length; d++) decoded[d] = readDescriptor(list[d], d);
   return {
-    domain: fields.domain === undefined ? '' : readString(fields.domain, -1, -1, 'domain'),
-    descriptors,
-    hitsAddend:
-      fields.hitsAddend === undefined ? 0 : readUint(fields.hitsAddend, -1, 'hitsAddend', UINT32_MAX),
+    domain: domain === null ? '' : readString(domain, -1, -1, 'domain'),
+    descriptors: decoded,
+    hitsAddend: hitsAddend === null ? 0 : readUint(hitsAddend, -1, 'hitsAddend', UINT32_MAX),
   };
 }
 
 function readDescriptor(value: unknown, d: number): RequestDescriptor {
-  const fields = readMessage(value, DESCRIPTOR_FIELDS, d, -1, '');
-  const list = readList(fields.entries, d, '.entries');
-  const entries = new Array<Entry>(list.length);
-  for (let e = 0; e < list.length; e++) entries[e] = readEntry(list[e], d, e);
+  const object = asObject(value, d, -1, '');
+  let entries: unknown = null;
+  let limit: unknown = null;
+  let hitsAddend: unknown = null;
+  let seen = 0;
+  for (const field in object) {
+    const fieldValue = object[field];
+    switch (field) {
+      case 'entries':
+        seen = markSeen(seen, 1, field, d, -1, '');
+        entries = fieldValue;
+        break;
+      case 'limit':
+        seen = markSeen(seen, 2, field, d, -1, '');
+        limit = fieldValue;
+        break;
+      case 'hitsAddend':
+      case 'hits_addend':
+        seen = markSeen(seen, 4, field, d, -1, '');
+        hitsAddend = fieldValue;
+        break;
+      default:
+        throw unknownField(field, d, -1, '');
+    }
+  }
+  const list = readList(entries, d, '.entries');
+  const decoded = new Array<Entry>(list.length);
+  for (let e = 0; e < list.length; e++) decoded[e] = readEntry(list[e], d, e);
   const descriptor: {
     entries: readonly Entry[];
     limit?: RequestDescriptor['limit'];
     hitsAddend?: RequestDescriptor['hitsAddend'];
-  } = { entries };
-  if (fields.limit !== undefined) descriptor.limit = readOverride(fields.limit, d);
-  if (fields.hitsAddend !== undefined) {
-    descriptor.hitsAddend = {
-      value: readUint(fields.hitsAddend, d, '.hitsAddend', Number.MAX_SAFE_INTEGER),
-    };
+  } = { entries: decoded };
+  if (limit !== null) descriptor.limit = readOverride(limit, d);
+  if (hitsAddend !== null) {
+    descriptor.hitsAddend = { value: readUint(hitsAddend, d, '.hitsAddend', Number.MAX_SAFE_INTEGER) };
   }
   return descriptor;
 }
 
 function readEntry(value: unknown, d: number, e: number): Entry {
-  const fields = readMessage(value, ENTRY_FIELDS, d, e, '');
+  const object = asObject(value, d, e, '');
+  let key: unknown = null;
+  let entryValue: unknown = null;
+  let seen = 0;
+  for (const field in object) {
+    const fieldValue = object[field];
+    switch (field) {
+      case 'key':
+        seen = markSeen(seen, 1, field, d, e, '');
+        key = fieldValue;
+        break;
+      case 'value':
+        seen = markSeen(seen, 2, field, d, e, '');
+        entryValue = fieldValue;
+        break;
+      default:
+        throw unknownField(field, d, e, '');
+    }
+  }
   return {
-    key: fields.key === undefined ? '' : readString(fields.key, d, e, '.key'),
-    value: fields.value === undefined ? '' : readString(fields.value, d, e, '.value'),
+    key: key === null ? '' : readString(key, d, e, '.key'),
+    value: entryValue === null ? '' : readString(entryValue, d, e, '.value'),
   };
 }
 
 function readOverride(value: unknown, d: number): NonNullable<RequestDescriptor['limit']> {
-  const fields = readMessage(value, OVERRIDE_FIELDS, d, -1, '.limit');
+  const object = asObject(value, d, -1, '.limit');
+  let requestsPerUnit: unknown = null;
+  let unit: unknown = null;
+  let seen = 0;
+  for (const field in object) {
+    const fieldValue = object[field];
+    switch (field) {
+      case 'requestsPerUnit':
+      case 'requests_per_unit':
+        seen = markSeen(seen, 1, field, d, -1, '.limit');
+        requestsPerUnit = fieldValue;
+        break;
+      case 'unit':
+        seen = markSeen(seen, 2, field, d, -1, '.limit');
+        unit = fieldValue;
+        break;
+      default:
+        throw unknownField(field, d, -1, '.limit');
+    }
+  }
   return {
     requestsPerUnit:
-      fields.requestsPerUnit === undefined
-        ? 0
-        : readUint(fields.requestsPerUnit, d, '.limit.requestsPerUnit', UINT32_MAX),
-    unit: fields.unit === undefined ? 'UNKNOWN' : readUnit(fields.unit, d, '.limit.unit'),
+      requestsPerUnit === null ? 0 : readUint(requestsPerUnit, d, '.limit.requestsPerUnit', UINT32_MAX),
+    unit: unit === null ? 'UNKNOWN' : readUnit(unit, d, '.limit.unit'),
   };
 }
 
-/** Reads a JSON object's fields by their JSON names, with null treated as absent. */
-function readMessage<K extends string>(
-  value: unknown,
-  names: ReadonlyMap<string, K>,
-  d: number,
-  e: number,
-  suffix: string,
-): Partial<Record<K, unknown>> {
+function asObject(value: unknown, d: number, e: number, suffix: string): JsonObject {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new JsonRequestError(`${pathOf(d, e, suffix) || 'body'} must be a JSON object`);
   }
-  const out: Partial<Record<K, unknown>> = {};
-  // Fields seen so far, null ones included, so a JSON name and its proto name are never both used.
-  let seen = '';
-  for (const field in value) {
-    const name = names.get(field);
-    if (name === undefined)
-      throw new JsonRequestError(`unknown field "${field}" in ${pathOf(d, e, suffix) || 'body'}`);
-    if (seen.includes(`|${name}|`)) {
-      throw new JsonRequestError(`duplicate field "${field}" in ${pathOf(d, e, suffix) || 'body'}`);
-    }
-    seen += `|${name}|`;
-    const fieldValue = (value as JsonObject)[field];
-    if (fieldValue !== null) out[name] = fieldValue;
+  return value as JsonObject;
+}
+
+/** Adds a field's bit to `seen`; a field given under both its names is an error. */
+function markSeen(seen: number, bit: number, field: string, d: number, e: number, suffix: string): number {
+  if ((seen & bit) !== 0) {
+    throw new JsonRequestError(`duplicate field "${field}" in ${pathOf(d, e, suffix) || 'body'}`);
   }
-  return out;
+  return seen | bit;
+}
+
+function unknownField(field: string, d: number, e: number, suffix: string): JsonRequestError {
+  return new JsonRequestError(`unknown field "${field}" in ${pathOf(d, e, suffix) || 'body'}`);
 }
 
 function readList(value: unknown, d: number, suffix: string): readonly unknown[] {
-  if (value === undefined) return [];
+  if (value === null) return [];
   if (!Array.isArray(value)) throw new JsonRequestError(`${pathOf(d, -1, suffix)} must be a JSON array`);
   return value;
 }

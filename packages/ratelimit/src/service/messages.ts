@@ -44,7 +44,7 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 export interface RateLimitResponse {
   overallCode: Code;
   statuses: DescriptorStatus[];
-  responseHeadersToAdd: HeaderValue[];
+  responseHeadersToAdd: readonly HeaderValue[];
   dynamicMetadata: { [key: string]: JsonValue } | null;
 }
 

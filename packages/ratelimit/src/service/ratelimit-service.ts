@@ -48,20 +48,35 @@ export class RateLimitService {
     this.globalShadow = stats.counter(STAT.globalShadowMode);
   }
 
-  async shouldRateLimit(request: RateLimitRequest): Promise<RateLimitResponse> {
+  /**
+   * Answers at once when the store does (the memory store), else with a promise; a request
+   * through the memory store thus makes no promise at all. Failures are thrown (or rejected)
+   * as a ServiceError or StoreError, already counted.
+   */
+  shouldRateLimit(request: RateLimitRequest): RateLimitResponse | Promise<RateLimitResponse> {
+    let answer: RateLimitResponse | Promise<RateLimitResponse>;
     try {
-      return await this.decide(request);
+      answer = this.decide(request);
     } catch (error) {
-      if (error instanceof StoreError) {
-        this.storeErrors.inc();
-        throw error;
-      }
-      this.serviceErrors.inc();
-      throw error instanceof ServiceError ? error : new ServiceError((error as Error).message);
+      throw this.counted(error);
     }
+    if (!(answer instanceof Promise)) return answer;
+    return answer.catch((error: unknown) => {
+      throw this.counted(error);
+    });
   }
 
-  private async decide(request: RateLimitRequest): Promise<RateLimitResponse> {
+  /** Counts a failure by type and gives the error to report. */
+  private counted(error: unknown): Error {
+    if (error instanceof StoreError) {
+      this.storeErrors.inc();
+      return error;
+    }
+    this.serviceErrors.inc();
+    return error instanceof ServiceError ? error : new ServiceError((error as Error).message);
+  }
+
+  private decide(request: RateLimitRequest): RateLimitResponse | Promise<RateLimitResponse> {
     if (request.domain === '') throw new ServiceError('rate limit domain must not be empty');
     const descriptors = request.descriptors;
     if (descriptors.length === 0) throw new ServiceError('rate limit descriptor list must not be empty');
@@ -75,12 +90,12 @@ export class RateLimitService {
         .counter(`${STAT.ruleRoot}${sanitizeStatName(request.domain)}.domain_not_found`)
         .inc(descriptors.length);
       for (let i = 0; i < descriptors.length; i++) statuses[i] = okStatus();
-    } else {
-      const limits = this.resolveLimits(domain, descriptors, statuses);
-      const addends = hitsAddends(request);
-      await this.limiter.check(request.domain, descriptors, limits, addends, statuses);
+      return this.respond(request, statuses);
     }
-    return this.respond(request, statuses);
+    const limits = this.resolveLimits(domain, descriptors, statuses);
+    const counting = this.limiter.check(request.domain, descriptors, limits, hitsAddends(request), statuses);
+    if (!counting) return this.respond(request, statuses);
+    return counting.then(() => this.respond(request, statuses));
   }
 
   /**
@@ -125,7 +140,7 @@ export class RateLimitService {
     const response: RateLimitResponse = {
       overallCode: overLimit ? 'OVER_LIMIT' : 'OK',
       statuses,
-      responseHeadersToAdd: this.options.responseHeaders ? this.headers(statuses) : [],
+      responseHeadersToAdd: this.options.responseHeaders ? this.headers(statuses) : NO_HEADERS,
       dynamicMetadata: this.options.responseDynamicMetadata ? buildDynamicMetadata(request) : null,
     };
     if (overLimit && this.options.globalShadowMode) {
@@ -156,6 +171,9 @@ export class RateLimitService {
     ];
   }
 }
+
+/** Shared by every response without headers, so none allocates an empty list. */
+const NO_HEADERS: readonly HeaderValue[] = Object.freeze([]);
 
 /** Per descriptor: its own hits_addend when set (0 means check only), else max(1, request's). */
 function hitsAddends(request: RateLimitRequest): number[] {

@@ -136,6 +136,36 @@ test('log sink writes one gostats-style JSON line per flushed stat', async () =>
   );
 });
 
+test('log sink on stderr: a flush goes out in a few whole-line writes, the same lines as one per call', async (t) => {
+  const samples = Array.from({ length: 1000 }, (_, i) => i / 10);
+  const snapshot = () => ({
+    counters: new Map([['c', 2]]),
+    gauges: new Map([['g', 1]]),
+    timers: new Map([['ratelimit_server.ShouldRateLimit.response_time', samples]]),
+  });
+  const perCall: string[] = [];
+  new LogSink({ write: (line) => perCall.push(line), now: () => 1_700_000_000_123 }).flush(snapshot());
+
+  const writes: string[] = [];
+  t.mock.method(process.stderr, 'write', (text: string) => {
+    writes.push(text);
+    return true;
+  });
+  const sink = new LogSink({ now: () => 1_700_000_000_123 });
+  sink.flush(snapshot());
+  t.mock.restoreAll();
+  await sink.close();
+  assert.ok(writes.length > 1 && writes.length <= 4, `${writes.length} writes`);
+  for (const text of writes) assert.ok(text.endsWith('\n'));
+  assert.equal(writes.join(''), perCall.join(''));
+  assert.equal(perCall.length, 1002);
+  assert.deepEqual(JSON.parse(perCall[3] as string).json, {
+    name: 'ratelimit_server.ShouldRateLimit.response_time',
+    type: 'timer',
+    value: '0.100000',
+  });
+});
+
 test('a DogStatsD mogrifier renames a stat and turns $1 group references into tags', async () => {
   const receiver = createSocket('udp4');
   receiver.bind(0, '127.0.0.1');
