@@ -9,6 +9,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startRedis } from '@platform/testkit';
+import { LOAD_CORE, pinProcess } from './lib/cores.js';
 import { readCpuTimes, stealSince } from './lib/cpu-steal.js';
 import { encodeRateLimitRequest, grpcFrame } from './lib/grpc-frame.js';
 import { probeGrpc } from './lib/grpc-probe.js';
@@ -197,6 +198,7 @@ async function main(): Promise<void> {
   process.stderr.write('bench: building the servers (tsc -p bench/tsconfig.servers.json)\n');
   await buildServers();
   const redis = await startRedis();
+  pinProcess(redis.process.pid as number, LOAD_CORE);
   try {
     await mkdir(join(work, 'ratelimit', 'config'), { recursive: true });
     await writeFile(join(work, 'ratelimit', 'config', 'bench.yaml'), CONFIG);
@@ -520,8 +522,8 @@ function renderReport(
     '',
     `Run ${startedAt.toISOString()} on ${machine}, ${Math.round((Date.now() - startedAt.getTime()) / 1000)} s in all (build included). Command: \`npm run bench -w packages/ratelimit\``,
     `(BENCH_SECONDS=${SECONDS}, ${WARM_UP_SECONDS} s warm-up per run). Every server is its own process, built with`,
-    '`tsc -p bench/tsconfig.servers.json` and run as `node dist/...` like production; the load generator',
-    'runs in another process, on the other core. Redis is a throwaway `redis-server` on loopback.',
+    '`tsc -p bench/tsconfig.servers.json` and run as `node dist/...` like production, pinned to core 0 (`taskset`); the load',
+    'generator runs on core 1, and so does Redis, a throwaway `redis-server` on loopback standing in for another machine.',
     'Requests never hit their limits (1e9 per unit). Server RSS is the highest seen during the row.',
     `The rows with a target and their baselines run in turns (A B C, A B C): the maximum-rate rows keep the fastest of ${MAX_RATE_TURNS} runs, the`,
     `half-rate rows the run with the lowest p99 of ${HALF_RATE_TURNS}, since one stall of the shared machine (CPU steal) during a run decides its p99.`,

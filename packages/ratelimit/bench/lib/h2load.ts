@@ -1,6 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LOAD_CORE, onCore, shownOnCore } from './cores.js';
 import { type LoadResult, quantile, shellQuote } from './load-result.js';
 import { runCommand, toolPath } from './run-command.js';
 
@@ -42,14 +43,20 @@ export async function runH2load(run: H2loadRun): Promise<LoadResult> {
     run.url,
   ];
   try {
-    const output = await runCommand(binary, args, (run.seconds + run.warmUpSeconds + 30) * 1000);
+    const output = await runCommand(
+      ...onCore(LOAD_CORE, binary, args),
+      (run.seconds + run.warmUpSeconds + 30) * 1000,
+    );
     const latencies = await readLatencies(logFile);
     return {
       requestsPerSecond: latencies.length / run.seconds,
       p50Ms: quantile(latencies, 0.5),
       p99Ms: quantile(latencies, 0.99),
       failed: failedRequests(output),
-      command: ['h2load', ...args.map((arg) => (arg.endsWith(logFile) ? '--log-file=<tsv>' : arg))]
+      command: shownOnCore(LOAD_CORE, [
+        'h2load',
+        ...args.map((arg) => (arg.endsWith(logFile) ? '--log-file=<tsv>' : arg)),
+      ])
         .map(shellQuote)
         .join(' '),
     };

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { waitForPort } from '@platform/testkit';
+import { onCore, SERVER_CORE } from './cores.js';
 import { runCommand } from './run-command.js';
 
 /** The package directory, so server scripts resolve whatever the caller's cwd is. */
@@ -36,14 +37,16 @@ export async function buildServers(): Promise<void> {
 }
 
 /**
- * Starts a built server in its own process (`node dist/<script>.js`), so its RSS and CPU are
- * its own and the load generator runs on the other core.
+ * Starts a built server in its own process (`node dist/<script>.js`) on the server core, so its
+ * RSS and CPU are its own and the load generator runs on the other core.
  */
 export async function startServerProcess(spec: ServerSpec): Promise<ServerProcess> {
   const nodeArgs: string[] = [];
   if (spec.cpuProfileDir) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${spec.cpuProfileDir}`);
   const entry = `dist/${spec.script}.js`;
-  const child = spawn(process.execPath, [...nodeArgs, entry, ...(spec.args ?? [])], {
+  const [binary, args] = onCore(SERVER_CORE, process.execPath, [...nodeArgs, entry, ...(spec.args ?? [])]);
+  // taskset execs node, so the child's pid is the server's.
+  const child = spawn(binary, args, {
     cwd: PACKAGE_DIR,
     env: { ...process.env, ...spec.env },
     stdio: ['ignore', 'ignore', 'pipe'],

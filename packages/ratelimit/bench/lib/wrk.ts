@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import { LOAD_CORE, onCore, shownOnCore } from './cores.js';
 import { type LoadResult, shellQuote } from './load-result.js';
 import { runCommand, toolPath } from './run-command.js';
 
@@ -34,15 +35,17 @@ export async function runWrk(run: WrkRun): Promise<LoadResult> {
   ];
   if (run.warmUpSeconds > 0) {
     const warmUp = ['-t1', `-c${run.connections}`, `-d${run.warmUpSeconds}s`, '-s', run.scriptFile, run.url];
-    await runCommand(binary, warmUp, (run.warmUpSeconds + 30) * 1000);
+    await runCommand(...onCore(LOAD_CORE, binary, warmUp), (run.warmUpSeconds + 30) * 1000);
   }
-  const output = await runCommand(binary, args, (run.seconds + 30) * 1000);
+  const output = await runCommand(...onCore(LOAD_CORE, binary, args), (run.seconds + 30) * 1000);
   return {
     requestsPerSecond: number(/Requests\/sec:\s+([\d.]+)/, output),
     p50Ms: latencyMs('50%', output),
     p99Ms: latencyMs('99%', output),
     failed: failedRequests(output),
-    command: ['wrk', ...args].map(shellQuote).join(' '),
+    command: shownOnCore(LOAD_CORE, ['wrk', ...args])
+      .map(shellQuote)
+      .join(' '),
   };
 }
 
