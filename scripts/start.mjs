@@ -22,10 +22,19 @@ function prefixLines(name, stream, target) {
   stream.on('end', () => pending && target.write(`[${name}] ${pending}\n`));
 }
 
+/** Signals a system's whole process group: npm, its shell, tsx and the server itself. */
+function signalGroup(child, signal) {
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
+
 function stopAll() {
   if (stopping) return;
   stopping = true;
-  for (const child of children.values()) child.kill('SIGTERM');
+  for (const child of children.values()) signalGroup(child, 'SIGTERM');
   // A system that ignores SIGTERM must not keep the others' terminal hostage.
   setTimeout(() => process.exit(exitCode), 5000).unref();
 }
@@ -37,7 +46,13 @@ for (const name of systems) {
     console.log(`[${name}] not built yet: packages/${name} has no start script, so it is not started`);
     continue;
   }
-  const child = spawn('npm', ['run', '--silent', 'start'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Each system in its own process group, so stopping reaches every process npm started for it,
+  // whether the stop comes from Ctrl-C or from a SIGTERM sent to this script alone.
+  const child = spawn('npm', ['run', '--silent', 'start'], {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   children.set(name, child);
   prefixLines(name, child.stdout, process.stdout);
   prefixLines(name, child.stderr, process.stderr);
