@@ -1,8 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, type ClusterOptions } from 'ioredis';
 import { StoreError } from '../../errors.js';
-import type { CommandBatch } from './commands.js';
-import { toCount } from './commands.js';
+import { type CommandBatch, toCount } from './commands.js';
 import { GuardedConnector } from './connectors.js';
 import { describeTarget, errorText, type QueuedBatch, type RedisLink, reconnectDelayMs } from './link.js';
 import type { RedisInstanceSettings } from './settings.js';

@@ -1,7 +1,6 @@
 import type { ConnectionOptions } from 'node:tls';
 import { ClusterConnection } from './cluster-connection.js';
-import type { CommandBatch } from './commands.js';
-import { commandCount } from './commands.js';
+import { type CommandBatch, commandCount } from './commands.js';
 import type { QueuedBatch, RedisLink } from './link.js';
 import { ConnectionPool, defaultOverflowBuffer } from './pool.js';
 import { RespConnection } from './resp-connection.js';
