@@ -5,8 +5,8 @@ import { requireBinary } from '@platform/testkit';
 /**
  * Where each process runs on the 2-core machine: the server under test on one core; the load
  * generator, and Redis (which stands in for another machine), on the other. Without pinning, the
- * kernel wakes Redis on the core of the server that just wrote to it, so the server's own core
- * would pay for Redis and the load generator would drift onto it too.
+ * kernel may wake Redis on the core of the server that just wrote to it, and the load generator
+ * may drift onto the server's core, so the server's core would pay for work that is not its own.
  */
 export const SERVER_CORE = '0';
 export const LOAD_CORE = '1';
