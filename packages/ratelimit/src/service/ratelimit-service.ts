@@ -54,16 +54,11 @@ export class RateLimitService {
    * as a ServiceError or StoreError, already counted.
    */
   shouldRateLimit(request: RateLimitRequest): RateLimitResponse | Promise<RateLimitResponse> {
-    let answer: RateLimitResponse | Promise<RateLimitResponse>;
     try {
-      answer = this.decide(request);
+      return this.decide(request);
     } catch (error) {
       throw this.counted(error);
     }
-    if (!(answer instanceof Promise)) return answer;
-    return answer.catch((error: unknown) => {
-      throw this.counted(error);
-    });
   }
 
   /** Counts a failure by type and gives the error to report. */
@@ -95,7 +90,21 @@ export class RateLimitService {
     const limits = this.resolveLimits(domain, descriptors, statuses);
     const counting = this.limiter.check(request.domain, descriptors, limits, hitsAddends(request), statuses);
     if (!counting) return this.respond(request, statuses);
-    return counting.then(() => this.respond(request, statuses));
+    // One promise for the answer and the failure, not a chain of two.
+    return counting.then(
+      () => this.respondCounted(request, statuses),
+      (error: unknown) => {
+        throw this.counted(error);
+      },
+    );
+  }
+
+  private respondCounted(request: RateLimitRequest, statuses: DescriptorStatus[]): RateLimitResponse {
+    try {
+      return this.respond(request, statuses);
+    } catch (error) {
+      throw this.counted(error);
+    }
   }
 
   /**

@@ -39,15 +39,16 @@ export class RedisCounterStore implements CounterStore {
     for (const warning of settings.warnings) deps.log.warn(warning);
   }
 
-  async hit(
-    hits: readonly CounterHit[],
-    options: { stopIncrementWhenOverLimit: boolean },
-  ): Promise<number[]> {
+  /**
+   * Not async, and no await on the common path: the promise of the instance's pipeline is the
+   * only one a request makes here.
+   */
+  hit(hits: readonly CounterHit[], options: { stopIncrementWhenOverLimit: boolean }): Promise<number[]> {
     const count = hits.length;
-    if (count === 0) return [];
+    if (count === 0) return Promise.resolve([]);
     // Plain arrays filled in one pass: the hot path builds no object per key.
     const keys = new Array<string>(count);
-    let addends = new Array<number>(count);
+    const addends = new Array<number>(count);
     const ttls = new Array<number>(count);
     let adds = false;
     for (let i = 0; i < count; i++) {
@@ -58,7 +59,9 @@ export class RedisCounterStore implements CounterStore {
       if (hit.addend > 0) adds = true;
     }
     if (options.stopIncrementWhenOverLimit && adds) {
-      addends = await this.addendsStoppingOverLimit(hits, keys, addends);
+      return this.addendsStoppingOverLimit(hits, keys, addends).then((stopped) =>
+        this.runRouted(hits, { kind: 'increment', keys, addends: stopped, ttls }),
+      );
     }
     return this.runRouted(hits, { kind: 'increment', keys, addends, ttls });
   }
@@ -93,9 +96,17 @@ export class RedisCounterStore implements CounterStore {
   }
 
   /** Sends SECOND-unit keys to the per-second instance (both at once) and merges the results. */
-  private async runRouted(hits: readonly CounterHit[], batch: CommandBatch): Promise<number[]> {
+  private runRouted(hits: readonly CounterHit[], batch: CommandBatch): Promise<number[]> {
     const perSecond = this.perSecond;
     if (!perSecond || !hits.some((hit) => hit.unit === 'SECOND')) return this.main.run(batch);
+    return this.runSplit(perSecond, hits, batch);
+  }
+
+  private async runSplit(
+    perSecond: RedisInstance,
+    hits: readonly CounterHit[],
+    batch: CommandBatch,
+  ): Promise<number[]> {
     const mainIndexes: number[] = [];
     const secondIndexes: number[] = [];
     hits.forEach((hit, i) => {
