@@ -5,6 +5,7 @@ import {
   encodeRateLimitResponse,
   JsonRequestError,
 } from '../src/server/json-codec.js';
+import type { RateLimitResponse } from '../src/service/messages.js';
 
 test('/json decoding: both field spellings, null as unset, integer strings, enum numbers', () => {
   assert.deepEqual(
@@ -112,9 +113,36 @@ test('/json encoding: enum names, "Ns" durations, default values left out', () =
       ],
       responseHeadersToAdd: [{ key: 'x-ratelimit-limit', value: '5' }],
       dynamicMetadata: null,
-    }),
+    }).text,
     '{"overallCode":"OVER_LIMIT","statuses":[{"code":"OVER_LIMIT","currentLimit":{"name":"per \\"user\\"",' +
       '"requestsPerUnit":5,"unit":"MINUTE"},"durationUntilReset":"42s"},{"code":"OK","limitRemaining":3}],' +
       '"responseHeadersToAdd":[{"key":"x-ratelimit-limit","value":"5"}]}',
   );
+});
+
+test('/json encoding: the byte length counts multi-byte names, headers and metadata', () => {
+  const cases: RateLimitResponse[] = [
+    { overallCode: 'OK', statuses: [], responseHeadersToAdd: [], dynamicMetadata: null },
+    {
+      overallCode: 'OK',
+      statuses: [
+        {
+          code: 'OK',
+          currentLimit: { name: 'per-user ünïcode ✓ 😀', requestsPerUnit: 5, unit: 'MINUTE' },
+          limitRemaining: 4,
+          durationUntilReset: { seconds: 7, nanos: 0 },
+        },
+      ],
+      responseHeadersToAdd: [
+        { key: 'x-grüße', value: '' },
+        { key: '', value: 'naïve ✓' },
+      ],
+      dynamicMetadata: { descriptors: [{ entries: [{ key: 'straße', value: '東京' }] }] },
+    },
+  ];
+  for (const response of cases) {
+    const encoded = encodeRateLimitResponse(response);
+    assert.equal(encoded.bytes, Buffer.byteLength(encoded.text));
+    assert.deepEqual(JSON.parse(encoded.text).overallCode, 'OK');
+  }
 });

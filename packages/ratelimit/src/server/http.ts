@@ -89,9 +89,9 @@ function writeAnswer(response: ServerResponse, result: RateLimitResponse, log: L
       'content-type',
       'application/json',
       'content-length',
-      String(Buffer.byteLength(json)),
+      String(json.bytes),
     ]);
-    response.end(json);
+    response.end(json.text);
   } catch (error) {
     badRequest(response, error, log);
   }

@@ -224,47 +224,88 @@ function readUnit(value: unknown, d: number, suffix: string): string | number {
   throw new JsonRequestError(`${pathOf(d, -1, suffix)} must be a RateLimitUnit name or number`);
 }
 
+/** The /json answer: its text, and that text's length in UTF-8 bytes. */
+export interface EncodedJson {
+  readonly text: string;
+  readonly bytes: number;
+}
+
+/** Any character past U+007F: such text is longer in UTF-8 than in UTF-16 code units. */
+const NON_ASCII = /[\u0080-\uffff]/;
+
+/**
+ * A JSON text being written, with the UTF-8 bytes its free-form strings add over their length:
+ * everything else written is ASCII, so the byte length needs no second pass over the text.
+ */
+class JsonText {
+  text = '';
+  extraBytes = 0;
+
+  /** Appends JSON produced by JSON.stringify from free-form values (names, headers, metadata). */
+  free(json: string): void {
+    if (NON_ASCII.test(json)) this.extraBytes += Buffer.byteLength(json) - json.length;
+    this.text += json;
+  }
+}
+
 /**
  * Encodes the response as proto3 JSON: enum names, `"42s"` durations, default values omitted.
  * Written straight into a string; only free-form texts go through JSON.stringify.
  */
-export function encodeRateLimitResponse(response: RateLimitResponse): string {
-  let json = `{"overallCode":"${response.overallCode}"`;
+export function encodeRateLimitResponse(response: RateLimitResponse): EncodedJson {
+  const out = new JsonText();
+  out.text = `{"overallCode":"${response.overallCode}"`;
   const statuses = response.statuses;
   if (statuses.length > 0) {
-    json += ',"statuses":[';
+    out.text += ',"statuses":[';
     for (let i = 0; i < statuses.length; i++) {
-      if (i > 0) json += ',';
-      json += encodeStatus(statuses[i] as DescriptorStatus);
+      if (i > 0) out.text += ',';
+      encodeStatus(out, statuses[i] as DescriptorStatus);
     }
-    json += ']';
+    out.text += ']';
   }
   const headers = response.responseHeadersToAdd;
   if (headers.length > 0) {
-    json += ',"responseHeadersToAdd":[';
+    out.text += ',"responseHeadersToAdd":[';
     for (let i = 0; i < headers.length; i++) {
       const { key, value } = headers[i] as { key: string; value: string };
-      const fields: string[] = [];
-      if (key !== '') fields.push(`"key":${JSON.stringify(key)}`);
-      if (value !== '') fields.push(`"value":${JSON.stringify(value)}`);
-      json += `${i > 0 ? ',' : ''}{${fields.join(',')}}`;
+      out.text += i > 0 ? ',{' : '{';
+      if (key !== '') {
+        out.text += '"key":';
+        out.free(JSON.stringify(key));
+      }
+      if (value !== '') {
+        out.text += key !== '' ? ',"value":' : '"value":';
+        out.free(JSON.stringify(value));
+      }
+      out.text += '}';
     }
-    json += ']';
+    out.text += ']';
   }
-  if (response.dynamicMetadata) json += `,"dynamicMetadata":${JSON.stringify(response.dynamicMetadata)}`;
-  return `${json}}`;
+  if (response.dynamicMetadata) {
+    out.text += ',"dynamicMetadata":';
+    out.free(JSON.stringify(response.dynamicMetadata));
+  }
+  out.text += '}';
+  return { text: out.text, bytes: out.text.length + out.extraBytes };
 }
 
-function encodeStatus(status: DescriptorStatus): string {
-  let json = `{"code":"${status.code}"`;
+function encodeStatus(out: JsonText, status: DescriptorStatus): void {
+  out.text += `{"code":"${status.code}"`;
   const limit = status.currentLimit;
   if (limit) {
-    json += ',"currentLimit":{';
-    if (limit.name !== '') json += `"name":${JSON.stringify(limit.name)},`;
-    if (limit.requestsPerUnit !== 0) json += `"requestsPerUnit":${limit.requestsPerUnit},`;
-    json += `"unit":${JSON.stringify(limit.unit)}}`;
+    out.text += ',"currentLimit":{';
+    if (limit.name !== '') {
+      out.text += '"name":';
+      out.free(JSON.stringify(limit.name));
+      out.text += ',';
+    }
+    if (limit.requestsPerUnit !== 0) out.text += `"requestsPerUnit":${limit.requestsPerUnit},`;
+    out.text += '"unit":';
+    out.free(JSON.stringify(limit.unit));
+    out.text += '}';
   }
-  if (status.limitRemaining !== 0) json += `,"limitRemaining":${status.limitRemaining}`;
-  if (status.durationUntilReset) json += `,"durationUntilReset":"${status.durationUntilReset.seconds}s"`;
-  return `${json}}`;
+  if (status.limitRemaining !== 0) out.text += `,"limitRemaining":${status.limitRemaining}`;
+  if (status.durationUntilReset) out.text += `,"durationUntilReset":"${status.durationUntilReset.seconds}s"`;
+  out.text += '}';
 }
