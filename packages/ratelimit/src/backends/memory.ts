@@ -39,11 +39,14 @@ export class MemoryStore implements CounterStore {
   ) {}
 
   hit(hits: readonly CounterHit[], options: { stopIncrementWhenOverLimit: boolean }): Promise<number[]> {
-    return Promise.resolve(this.hitNow(hits, options));
+    return Promise.resolve(this.hitNow(hits, options, this.deps.now()));
   }
 
-  hitNow(hits: readonly CounterHit[], options: { stopIncrementWhenOverLimit: boolean }): number[] {
-    const now = this.deps.now();
+  hitNow(
+    hits: readonly CounterHit[],
+    options: { stopIncrementWhenOverLimit: boolean },
+    now: number,
+  ): number[] {
     if (now !== this.sweptAt) this.sweep(now, SWEEP_PER_CALL);
     const results = new Array<number>(hits.length);
     if (options.stopIncrementWhenOverLimit && this.anyWouldExceed(hits, now)) {

@@ -49,9 +49,14 @@ export interface CounterStore {
   /**
    * The same as `hit`, answered at once, for stores that never wait (the in-process memory
    * store). When present the limiter calls it instead of `hit`, so a request through such a
-   * store creates no promise and no microtask. Network stores leave it out.
+   * store creates no promise and no microtask. Network stores leave it out. `now` is the
+   * limiter's clock reading for the request, so the keys' windows and their expiry agree.
    */
-  hitNow?(hits: readonly CounterHit[], options: { stopIncrementWhenOverLimit: boolean }): number[];
+  hitNow?(
+    hits: readonly CounterHit[],
+    options: { stopIncrementWhenOverLimit: boolean },
+    now: number,
+  ): number[];
   /** False while the backend is known to be unreachable (REDIS_HEALTH_CHECK_ACTIVE_CONNECTION). */
   isHealthy(): boolean;
   /** Called whenever isHealthy() changes; the health model subscribes. */

@@ -28,7 +28,13 @@ export function buildConfig(documents: readonly ConfigDocument[], mergeDomains: 
       root = newLevel();
       roots.set(doc.domain, root);
     }
-    loadDescriptors(doc.name, `${doc.domain}.`, doc.descriptors, root, rules);
+    loadDescriptors(
+      doc.name,
+      { stat: `${doc.domain}.`, cache: `${doc.domain}_` },
+      doc.descriptors,
+      root,
+      rules,
+    );
   }
   const domains = new Map([...roots].map(([domain, root]) => [domain, { domain, root }]));
   return { domains, rules };
@@ -38,9 +44,15 @@ function newLevel(): MutableLevel {
   return { byKey: new Map(), compositeKeys: new Set() };
 }
 
+/** The keys of a level's parent: its stat key and the cache key of its exact values, each with its separator. */
+interface ParentKeys {
+  readonly stat: string;
+  readonly cache: string;
+}
+
 function loadDescriptors(
   fileName: string,
-  parentKey: string,
+  parent: ParentKeys,
   descriptors: readonly DescriptorConfig[],
   level: MutableLevel,
   rules: RateLimitRule[],
@@ -48,7 +60,8 @@ function loadDescriptors(
   for (const descriptor of descriptors) {
     if (descriptor.key === '') throw new ConfigError(fileName, 'descriptor has empty key');
     const segment = descriptor.value === '' ? descriptor.key : `${descriptor.key}_${descriptor.value}`;
-    const fullKey = flatten(parentKey + segment);
+    const fullKey = flatten(parent.stat + segment);
+    const cacheKeyBody = `${parent.cache}${descriptor.key}_${descriptor.value}_`;
     if (level.compositeKeys.has(segment)) {
       throw new ConfigError(fileName, `duplicate descriptor composite key '${fullKey}'`);
     }
@@ -66,7 +79,13 @@ function loadDescriptors(
     let children: MutableLevel | undefined;
     if (descriptor.descriptors.length > 0) {
       children = newLevel();
-      loadDescriptors(fileName, `${fullKey}.`, descriptor.descriptors, children, rules);
+      loadDescriptors(
+        fileName,
+        { stat: `${fullKey}.`, cache: cacheKeyBody },
+        descriptor.descriptors,
+        children,
+        rules,
+      );
     }
     const node: DescriptorNode = {
       // Flat copies: the parser's slices of the YAML text are slower Map keys and keep the text alive.
@@ -76,6 +95,12 @@ function loadDescriptors(
       prefix: isWildcard ? descriptor.value.slice(0, -1) : undefined,
       rule,
       defaultMatch: rule && { rule, statKey: rule.fullKey, sharedValues: undefined },
+      exactMatch: rule && {
+        rule,
+        statKey: rule.fullKey,
+        sharedValues: undefined,
+        cacheKeyBody: flatten(cacheKeyBody),
+      },
       children,
       detailedMetric: descriptor.detailedMetric,
       valueToMetric: descriptor.valueToMetric,

@@ -2,7 +2,7 @@ import type { CounterHit, CounterStore } from '../backends/store.js';
 import type { LimitMatch } from '../config/tree.js';
 import type { DescriptorStatus, RequestDescriptor } from '../service/messages.js';
 import type { RuleStats, StatStore } from '../stats/store.js';
-import { cacheKey } from './cache-key.js';
+import { cacheKey, ExactKeyCache } from './cache-key.js';
 import type { Clock } from './clock.js';
 import { applyCounterResult, nearLimitThreshold, shadowedHits } from './decision.js';
 import type { LocalOverLimitCache } from './local-cache.js';
@@ -32,13 +32,17 @@ export type CountedLimit = LimitMatch & { readonly rule: { readonly unit: Unit }
  * one store call for every remaining key, then the decision arithmetic and per-rule stats.
  */
 export class RateLimiter {
+  private readonly exactKeys: ExactKeyCache;
+
   constructor(
     private readonly store: CounterStore,
     private readonly localCache: LocalOverLimitCache | undefined,
     private readonly stats: StatStore,
     private readonly options: LimiterOptions,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.exactKeys = new ExactKeyCache(options.cacheKeyPrefix);
+  }
 
   /**
    * Fills `statuses[i]` for every index with a limit; other indexes are left as they are.
@@ -61,13 +65,17 @@ export class RateLimiter {
       if (!limit) continue;
       const unit = limit.rule.unit;
       const divider = UNIT_SECONDS[unit];
-      const key = cacheKey(
-        this.options.cacheKeyPrefix,
-        domain,
-        (descriptors[i] as RequestDescriptor).entries,
-        limit.sharedValues,
-        Math.floor(now / divider) * divider,
-      );
+      const windowStart = Math.floor(now / divider) * divider;
+      const key =
+        limit.cacheKeyBody === undefined
+          ? cacheKey(
+              this.options.cacheKeyPrefix,
+              domain,
+              (descriptors[i] as RequestDescriptor).entries,
+              limit.sharedValues,
+              windowStart,
+            )
+          : this.exactKeys.key(limit, limit.cacheKeyBody, windowStart);
       const addend = addends[i] as number;
       const stats = this.stats.ruleStats(limit.statKey);
       stats.totalHits.inc(addend);
@@ -88,7 +96,7 @@ export class RateLimiter {
       return undefined;
     }
     if (this.store.hitNow) {
-      const afters = this.store.hitNow(sent, options);
+      const afters = this.store.hitNow(sent, options, now);
       this.decide(limits, addends, hits, afters, fromLocalCache, now, statuses);
       return undefined;
     }
