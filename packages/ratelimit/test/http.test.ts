@@ -165,6 +165,41 @@ describe('POST /json (Appendix A)', () => {
     const grpc = await t.client.shouldRateLimit(request('basic', ['key1=after-garbage']));
     assert.equal(grpc.overallCode, 'OK');
   });
+
+  test('answers written together at the end of a turn each reach their own request', async () => {
+    // Distinct values and addends: answer i can only be request i's (limit 50 per second).
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        t.json(body('basic', 'key1', `batch-${i}`, `,"hitsAddend":${i + 1}`)),
+      ),
+    );
+    answers.forEach((answer, i) => {
+      assert.equal(answer.status, 200);
+      assert.equal(JSON.parse(answer.body).statuses[0].limitRemaining, 50 - (i + 1), `request ${i}`);
+    });
+  });
+
+  test('clients that hang up before their answer is written do not stop the server', async () => {
+    const request = (i: number) =>
+      Buffer.from(
+        `POST /json HTTP/1.1\r\nHost: x\r\nContent-Length: ${body('basic', 'key1', `gone-${i}`).length}\r\n\r\n` +
+          body('basic', 'key1', `gone-${i}`),
+      );
+    await Promise.all(
+      Array.from(
+        { length: 30 },
+        (_, i) =>
+          new Promise<void>((resolve) => {
+            const socket = connect(t.server.ports.http, '127.0.0.1', () => {
+              socket.write(request(i));
+              socket.destroy();
+            });
+            socket.on('close', () => resolve());
+          }),
+      ),
+    );
+    assert.equal((await t.json(body('basic', 'key1', 'after-hang-ups'))).status, 200);
+  });
 });
 
 describe('gRPC service errors (status UNKNOWN with the reference messages)', () => {

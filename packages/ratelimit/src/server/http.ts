@@ -3,7 +3,8 @@ import type { Logger } from '../log.js';
 import type { RateLimitResponse } from '../service/messages.js';
 import type { RateLimitService } from '../service/ratelimit-service.js';
 import type { HealthModel } from './health.js';
-import { decodeRateLimitRequest, encodeRateLimitResponse } from './json-codec.js';
+import { decodeRateLimitRequest, type EncodedJson, encodeRateLimitResponse } from './json-codec.js';
+import { TurnEndWriter } from './turn-end-writer.js';
 
 /** Bodies above this are refused like unreadable ones; the reference reads without limit. */
 export const MAX_JSON_BODY_BYTES = 4 * 1024 * 1024;
@@ -13,9 +14,10 @@ export const MAX_JSON_BODY_BYTES = 4 * 1024 * 1024;
  * Go's `404 page not found`. Every failure of /json is 400 `Bad Request`, like the reference.
  */
 export function createHttpServer(service: RateLimitService, health: HealthModel, log: Logger): Server {
+  const writer = new TurnEndWriter((response, error) => badRequest(response, error, log));
   const server = createServer((request, response) => {
     const path = pathOf(request.url);
-    if (path === '/json') void handleJson(service, request, response, log);
+    if (path === '/json') handleJson(service, writer, request, response, log);
     else if (path === '/healthcheck') handleHealthcheck(health, response);
     else plainError(response, 404, '404 page not found');
   });
@@ -36,6 +38,7 @@ function pathOf(url: string | undefined): string {
 /** Reads the body with plain listeners (no promise per request), then answers. */
 function handleJson(
   service: RateLimitService,
+  writer: TurnEndWriter,
   request: IncomingMessage,
   response: ServerResponse,
   log: Logger,
@@ -54,7 +57,7 @@ function handleJson(
   });
   request.on('end', () => {
     const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-    answerJson(service, body.toString('utf8'), response, log);
+    answerJson(service, writer, body.toString('utf8'), response, log);
   });
   request.on('error', (error) => {
     log.debug(`/json: unreadable body: ${error.message}`);
@@ -62,8 +65,14 @@ function handleJson(
   });
 }
 
-/** Decides and writes the answer; with the memory store all of it happens in this call. */
-function answerJson(service: RateLimitService, body: string, response: ServerResponse, log: Logger): void {
+/** Decides, then hands the answer to the writer; with the memory store the decision happens in this call. */
+function answerJson(
+  service: RateLimitService,
+  writer: TurnEndWriter,
+  body: string,
+  response: ServerResponse,
+  log: Logger,
+): void {
   let answer: RateLimitResponse | Promise<RateLimitResponse>;
   try {
     answer = service.shouldRateLimit(decodeRateLimitRequest(body));
@@ -73,28 +82,28 @@ function answerJson(service: RateLimitService, body: string, response: ServerRes
   }
   if (answer instanceof Promise) {
     answer.then(
-      (result) => writeAnswer(response, result, log),
+      (result) => sendAnswer(writer, response, result, log),
       (error: unknown) => badRequest(response, error, log),
     );
   } else {
-    writeAnswer(response, answer, log);
+    sendAnswer(writer, response, answer, log);
   }
 }
 
-function writeAnswer(response: ServerResponse, result: RateLimitResponse, log: Logger): void {
+function sendAnswer(
+  writer: TurnEndWriter,
+  response: ServerResponse,
+  result: RateLimitResponse,
+  log: Logger,
+): void {
+  let json: EncodedJson;
   try {
-    const json = encodeRateLimitResponse(result);
-    // The flat header list skips the header object walk of writeHead.
-    response.writeHead(result.overallCode === 'OVER_LIMIT' ? 429 : 200, [
-      'content-type',
-      'application/json',
-      'content-length',
-      String(json.bytes),
-    ]);
-    response.end(json.text);
+    json = encodeRateLimitResponse(result);
   } catch (error) {
     badRequest(response, error, log);
+    return;
   }
+  writer.send(response, result.overallCode === 'OVER_LIMIT' ? 429 : 200, json);
 }
 
 function badRequest(response: ServerResponse, error: unknown, log: Logger): void {
