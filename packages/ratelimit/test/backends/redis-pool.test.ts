@@ -141,6 +141,42 @@ describe('Redis store: pool of 1 under concurrency', { skip }, () => {
     });
   }
 
+  test('implicit pipelining: a turn that outlasts the window sends what it queued so far, and the rest at its end', async () => {
+    const store = createRedisStore(
+      readRedisSettings({
+        REDIS_URL: redis.address,
+        REDIS_POOL_SIZE: '1',
+        REDIS_POOL_ON_EMPTY_BEHAVIOR: 'CREATE',
+        REDIS_POOL_ON_EMPTY_WAIT_DURATION: '100ms',
+        REDIS_PIPELINE_WINDOW: '150us',
+      }),
+      recordingDeps(),
+      0,
+    );
+    try {
+      const p = uniquePrefix('window');
+      await store.hit([hitOf(`${p}warm`)], noStop);
+      const before = await connectionsReceived();
+      await redisCli(redis.port, ['client', 'pause', String(PAUSE_MS), 'WRITE']);
+      const first = store.hit([hitOf(`${p}k`)], noStop);
+      // Still the same turn, 1 ms later: the first call's window has passed, so it is sent now and
+      // holds the only connection until Redis answers; the second call needs a connection of its own.
+      const busyUntil = performance.now() + 1;
+      while (performance.now() < busyUntil);
+      const second = store.hit([hitOf(`${p}k`)], noStop);
+      const values = (await Promise.all([first, second])).map((r) => r[0]);
+      assert.deepEqual(values, [1, 2]);
+      // Two redis-cli connections (INFO before, CLIENT PAUSE) plus this INFO, which counts itself.
+      assert.equal(
+        (await connectionsReceived()) - before - 2,
+        1,
+        'the second write went on a second connection',
+      );
+    } finally {
+      await store.close();
+    }
+  });
+
   test('implicit pipelining with only a limit flushes every REDIS_PIPELINE_LIMIT commands and keeps every count', async () => {
     const store = createRedisStore(
       readRedisSettings({ REDIS_URL: redis.address, REDIS_PIPELINE_LIMIT: '4', REDIS_POOL_SIZE: '2' }),

@@ -24,6 +24,8 @@ export class RedisInstance {
   private queuedCommands = 0;
   private flushTimer: NodeJS.Timeout | undefined;
   private flushScheduled = false;
+  /** performance.now() when the first call of the queued batch was queued. */
+  private batchStartedAt = 0;
   private activeConnections = 0;
 
   constructor(
@@ -60,15 +62,12 @@ export class RedisInstance {
   run(batch: CommandBatch): Promise<number[]> {
     if (!this.implicit) return this.runExplicit(batch);
     return new Promise((resolve, reject) => {
-      this.queue.push({ batch, resolve, reject });
-      this.queuedCommands += commandCount(batch);
-      this.scheduleFlush();
+      this.enqueue({ batch, resolve, reject });
     });
   }
 
   async close(): Promise<void> {
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    this.flush();
+    this.flushNow();
     await this.pool.close();
   }
 
@@ -97,12 +96,20 @@ export class RedisInstance {
     return values;
   }
 
-  private scheduleFlush(): void {
+  private enqueue(item: QueuedBatch): void {
     const { pipelineLimit, pipelineWindowMs } = this.settings;
+    if (pipelineWindowMs > 0) {
+      // A turn of the event loop that reads many requests can outlast a sub-millisecond window:
+      // the window is also checked as calls are queued, so Redis starts on the first part of a
+      // long turn's commands while the rest are still being read.
+      const now = performance.now();
+      if (this.queue.length > 0 && now - this.batchStartedAt >= pipelineWindowMs) this.flushNow();
+      if (this.queue.length === 0) this.batchStartedAt = now;
+    }
+    this.queue.push(item);
+    this.queuedCommands += commandCount(item.batch);
     if (pipelineLimit > 0 && this.queuedCommands >= pipelineLimit) {
-      if (this.flushTimer) clearTimeout(this.flushTimer);
-      this.flushTimer = undefined;
-      this.flush();
+      this.flushNow();
       return;
     }
     if (this.flushTimer || this.flushScheduled) return;
@@ -113,14 +120,20 @@ export class RedisInstance {
       }, pipelineWindowMs);
     } else {
       // A limit without a window, or a window shorter than Node's 1 ms timer resolution (a
-      // `setTimeout` of 150 µs fires after 1 ms or more): flush whatever this turn of the event
-      // loop queued, which is at most the window in practice and never later.
+      // `setTimeout` of 150 µs fires after 1 ms or more): flush at the end of this turn of the
+      // event loop, or earlier when a call queued later in the turn finds the window passed.
       this.flushScheduled = true;
       setImmediate(() => {
         this.flushScheduled = false;
         this.flush();
       });
     }
+  }
+
+  private flushNow(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    this.flush();
   }
 
   private flush(): void {
