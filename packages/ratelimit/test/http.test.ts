@@ -179,6 +179,29 @@ describe('POST /json (Appendix A)', () => {
     });
   });
 
+  test('pipelined requests on one connection get their answers in order', async () => {
+    const bodies = [1, 2, 3].map((addend) => body('basic', 'key1', 'pipelined', `,"hitsAddend":${addend}`));
+    const raw = bodies
+      .map((text) => `POST /json HTTP/1.1\r\nHost: x\r\nContent-Length: ${text.length}\r\n\r\n${text}`)
+      .join('');
+    const received = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      const socket = connect(t.server.ports.http, '127.0.0.1', () => socket.write(raw));
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => {
+        text += chunk;
+        if ((text.match(/"overallCode"/g) ?? []).length === 3) {
+          socket.destroy();
+          resolve(text);
+        }
+      });
+      socket.on('error', reject);
+    });
+    const remaining = [...received.matchAll(/"limitRemaining":(\d+)/g)].map((match) => Number(match[1]));
+    // 50 per second: after 1, then 1 + 2, then 1 + 2 + 3 hits.
+    assert.deepEqual(remaining, [49, 47, 44]);
+  });
+
   test('clients that hang up before their answer is written do not stop the server', async () => {
     const request = (i: number) =>
       Buffer.from(
