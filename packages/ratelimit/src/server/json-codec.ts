@@ -1,4 +1,5 @@
 import type { Entry } from '../config/match.js';
+import { UNIT_SECONDS } from '../limiter/window.js';
 import type {
   DescriptorStatus,
   RateLimitRequest,
@@ -290,6 +291,11 @@ export function encodeRateLimitResponse(response: RateLimitResponse): EncodedJso
   return { text: out.text, bytes: out.text.length + out.extraBytes };
 }
 
+/** `"unit":"<UNIT>"}` for every unit a rule can have, written as is; any other text is escaped. */
+const UNIT_ENDINGS: ReadonlyMap<string, string> = new Map(
+  Object.keys(UNIT_SECONDS).map((unit) => [unit, `"unit":"${unit}"}`]),
+);
+
 function encodeStatus(out: JsonText, status: DescriptorStatus): void {
   out.text += `{"code":"${status.code}"`;
   const limit = status.currentLimit;
@@ -301,9 +307,14 @@ function encodeStatus(out: JsonText, status: DescriptorStatus): void {
       out.text += ',';
     }
     if (limit.requestsPerUnit !== 0) out.text += `"requestsPerUnit":${limit.requestsPerUnit},`;
-    out.text += '"unit":';
-    out.free(JSON.stringify(limit.unit));
-    out.text += '}';
+    const unitEnding = UNIT_ENDINGS.get(limit.unit);
+    if (unitEnding !== undefined) {
+      out.text += unitEnding;
+    } else {
+      out.text += '"unit":';
+      out.free(JSON.stringify(limit.unit));
+      out.text += '}';
+    }
   }
   if (status.limitRemaining !== 0) out.text += `,"limitRemaining":${status.limitRemaining}`;
   if (status.durationUntilReset) out.text += `,"durationUntilReset":"${status.durationUntilReset.seconds}s"`;
