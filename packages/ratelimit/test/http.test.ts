@@ -214,7 +214,7 @@ describe('POST /json (Appendix A)', () => {
   });
 
   test('clients that hang up before their answer is written do not stop the server', async () => {
-    const request = (i: number) =>
+    const rawRequest = (i: number) =>
       Buffer.from(
         `POST /json HTTP/1.1\r\nHost: x\r\nContent-Length: ${body('basic', 'key1', `gone-${i}`).length}\r\n\r\n` +
           body('basic', 'key1', `gone-${i}`),
@@ -225,7 +225,7 @@ describe('POST /json (Appendix A)', () => {
         (_, i) =>
           new Promise<void>((resolve) => {
             const socket = connect(t.server.ports.http, '127.0.0.1', () => {
-              socket.write(request(i));
+              socket.write(rawRequest(i));
               socket.destroy();
             });
             socket.on('close', () => resolve());
