@@ -5,6 +5,9 @@ import { scanRateLimitRequest } from '../src/server/json-request-scanner.js';
 
 const COMMON = [
   '{"domain":"bench","descriptors":[{"entries":[{"key":"client","value":"frontend"}]}]}',
+  // JSON.stringify's shape with several descriptors and entries, and text outside ASCII.
+  '{"domain":"ünï","descriptors":[{"entries":[{"key":"a","value":"1"},{"key":"b","value":""}]},' +
+    '{"entries":[{"key":"","value":"✓ \u2028"}]}]}',
   ' { "domain" : "d" ,\n\t"hits_addend" : 7 , "descriptors" : [ ] }\r\n',
   '{"descriptors":[{"entries":[{"key":"a"},{"value":"only-value"},{}]},{}],"domain":"ünï ✓"}',
   '{"domain":"d","descriptors":[{"entries":[{"key":"a","value":"b"}],"hitsAddend":0,' +
