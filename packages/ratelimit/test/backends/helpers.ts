@@ -1,5 +1,7 @@
+import { type RedisProcess, startRedis } from '@platform/testkit';
 import type { CounterHit, StoreDeps } from '../../src/backends/store.js';
 import { UNIT_SECONDS, type Unit } from '../../src/limiter/window.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /** Store dependencies that record what the store reports, with a fixed clock and no jitter. */
 export function recordingDeps(): StoreDeps & {
@@ -54,4 +56,23 @@ export function assertTtl(reported: string, expectedSeconds: number): void {
   if (!(ttl <= expectedSeconds && ttl >= expectedSeconds - 2)) {
     throw new Error(`TTL ${reported}, expected ${expectedSeconds} (or up to 2 s less)`);
   }
+}
+
+/**
+ * A throwaway Redis and the whole service on it (`BACKEND_TYPE=redis` plus `env`, its clock at
+ * `startAt`), returned once the service's health check passes.
+ */
+export async function startServiceOnRedis(
+  files: Record<string, string>,
+  env: Record<string, string>,
+  startAt: number,
+): Promise<{ redis: RedisProcess; t: TestServer }> {
+  const redis = await startRedis();
+  const t = await startTestServer(
+    files,
+    { BACKEND_TYPE: 'redis', REDIS_URL: redis.address, ...env },
+    { startAt },
+  );
+  await eventually(async () => (await t.get('http', '/healthcheck')).status === 200);
+  return { redis, t };
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type RedisProcess, redisCli, serviceSkip, startRedis } from '@platform/testkit';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
-import { eventually } from './helpers.js';
+import { type RedisProcess, redisCli, serviceSkip } from '@platform/testkit';
+import { request, type TestServer } from '../helpers/server.js';
+import { startServiceOnRedis } from './helpers.js';
 
 const skip = serviceSkip('redis-server', 'redis-server');
 const NOW = 1_700_000_000;
@@ -32,18 +32,11 @@ describe('Redis cache keys: the reference format whichever way a descriptor matc
   let t: TestServer;
 
   before(async () => {
-    redis = await startRedis();
-    t = await startTestServer(
+    ({ redis, t } = await startServiceOnRedis(
       CONFIG,
-      {
-        BACKEND_TYPE: 'redis',
-        REDIS_URL: redis.address,
-        CACHE_KEY_PREFIX: 'pfx:',
-        EXPIRATION_JITTER_MAX_SECONDS: '0',
-      },
-      { startAt: NOW },
-    );
-    await eventually(async () => (await t.get('http', '/healthcheck')).status === 200);
+      { CACHE_KEY_PREFIX: 'pfx:', EXPIRATION_JITTER_MAX_SECONDS: '0' },
+      NOW,
+    ));
   });
   after(async () => {
     await t?.stop();

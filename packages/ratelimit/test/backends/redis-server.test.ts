@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ServiceError } from '@grpc/grpc-js';
 import { type RedisProcess, redisCli, serviceSkip, startRedis } from '@platform/testkit';
-import { request, startTestServer, type TestServer } from '../helpers/server.js';
-import { assertTtl, eventually } from './helpers.js';
+import { request, type TestServer } from '../helpers/server.js';
+import { assertTtl, eventually, startServiceOnRedis } from './helpers.js';
 
 const skip = serviceSkip('redis-server', 'redis-server');
 const REDIS_ERROR = 'ratelimit.service.call.should_rate_limit.redis_error';
@@ -30,19 +30,15 @@ describe('the service with the Redis store', { skip }, () => {
   let restarted: RedisProcess | undefined;
 
   before(async () => {
-    redis = await startRedis();
-    t = await startTestServer(
+    ({ redis, t } = await startServiceOnRedis(
       CONFIG,
       {
-        BACKEND_TYPE: 'redis',
-        REDIS_URL: redis.address,
         REDIS_HEALTH_CHECK_ACTIVE_CONNECTION: 'true',
         REDIS_TIMEOUT: '2s',
         EXPIRATION_JITTER_MAX_SECONDS: '0',
       },
-      { startAt: NOW },
-    );
-    await eventually(async () => (await t.get('http', '/healthcheck')).status === 200);
+      NOW,
+    ));
   });
   after(async () => {
     await t?.stop();
