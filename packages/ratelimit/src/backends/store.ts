@@ -1,4 +1,4 @@
-import type { Unit } from '../limiter/window.js';
+import type { Unit } from '../limiter/units.js';
 
 /** One counter to add to, for one descriptor of one request. */
 export interface CounterHit {

@@ -1,6 +1,6 @@
 import { ConfigError } from '../errors.js';
 import { flatten } from '../flat-string.js';
-import { parseUnit } from '../limiter/window.js';
+import { parseUnit } from '../limiter/units.js';
 import type { ConfigDocument, DescriptorConfig, RateLimitBlock } from './document.js';
 import type { DescriptorLevel, DescriptorNode, KeyEntries, RateLimitConfig, RateLimitRule } from './tree.js';
 

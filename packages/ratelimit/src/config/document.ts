@@ -25,6 +25,3 @@ export interface ConfigDocument {
   readonly domain: string;
   readonly descriptors: readonly DescriptorConfig[];
 }
-
-/** requests_per_unit is a Go uint32 in the reference. */
-export const UINT32_MAX = 4_294_967_295;

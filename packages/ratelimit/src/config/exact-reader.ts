@@ -12,7 +12,8 @@ import {
 } from 'yaml';
 import { ConfigError } from '../errors.js';
 import type { ConfigSource } from '../provider/provider.js';
-import { type ConfigDocument, type DescriptorConfig, type RateLimitBlock, UINT32_MAX } from './document.js';
+import { UINT32_MAX } from '../service/messages.js';
+import type { ConfigDocument, DescriptorConfig, RateLimitBlock } from './document.js';
 
 const VALID_KEYS = new Set([
   'domain',

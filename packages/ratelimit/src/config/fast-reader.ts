@@ -1,7 +1,7 @@
 import { FAILSAFE_SCHEMA, load, type State, Type } from 'js-yaml';
 import { Document as YamlDocument } from 'yaml';
+import { UINT32_MAX } from '../service/messages.js';
 import type { ConfigDocument, DescriptorConfig, RateLimitBlock } from './document.js';
-import { UINT32_MAX } from './document.js';
 
 /*
  * The fast reader parses with js-yaml (about ten times faster than building a `yaml` Document)

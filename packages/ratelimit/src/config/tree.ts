@@ -1,4 +1,4 @@
-import type { Unit } from '../limiter/window.js';
+import type { Unit } from '../limiter/units.js';
 
 /** A configured limit, attached to the descriptor node that declares `rate_limit`. */
 export interface RateLimitRule {

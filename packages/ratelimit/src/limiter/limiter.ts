@@ -6,7 +6,8 @@ import { cacheKey, ExactKeyCache } from './cache-key.js';
 import type { Clock } from './clock.js';
 import { applyCounterResult, nearLimitThreshold, shadowedHits } from './decision.js';
 import type { LocalOverLimitCache } from './local-cache.js';
-import { UNIT_SECONDS, type Unit } from './window.js';
+import { type Unit, unitSeconds } from './units.js';
+import { secondsUntilReset, windowStart } from './window.js';
 
 export interface LimiterOptions {
   readonly cacheKeyPrefix: string;
@@ -64,8 +65,7 @@ export class RateLimiter {
       const limit = limits[i];
       if (!limit) continue;
       const unit = limit.rule.unit;
-      const divider = UNIT_SECONDS[unit];
-      const windowStart = Math.floor(now / divider) * divider;
+      const start = windowStart(now, unit);
       const key =
         limit.cacheKeyBody === undefined
           ? cacheKey(
@@ -73,9 +73,9 @@ export class RateLimiter {
               domain,
               (descriptors[i] as RequestDescriptor).entries,
               limit.sharedValues,
-              windowStart,
+              start,
             )
-          : this.exactKeys.key(limit, limit.cacheKeyBody, windowStart);
+          : this.exactKeys.key(limit, limit.cacheKeyBody, start);
       const addend = addends[i] as number;
       const stats = this.stats.ruleStats(limit.statKey);
       stats.totalHits.inc(addend);
@@ -84,7 +84,15 @@ export class RateLimiter {
         fromLocalCache[i] = true;
         continue;
       }
-      hits.push({ key, addend, limit: limit.rule.requestsPerUnit, unit, divider, index: i, stats });
+      hits.push({
+        key,
+        addend,
+        limit: limit.rule.requestsPerUnit,
+        unit,
+        divider: unitSeconds(unit),
+        index: i,
+        stats,
+      });
     }
 
     const stop = this.options.stopIncrementWhenOverLimit;
@@ -134,12 +142,11 @@ export class RateLimiter {
     now: number,
   ): DescriptorStatus {
     const rule = limit.rule;
-    const divider = UNIT_SECONDS[rule.unit];
     const status: DescriptorStatus = {
       code: 'OK',
       currentLimit: { name: rule.name, requestsPerUnit: rule.requestsPerUnit, unit: rule.unit },
       limitRemaining: 0,
-      durationUntilReset: { seconds: divider - (now % divider), nanos: 0 },
+      durationUntilReset: { seconds: secondsUntilReset(now, rule.unit), nanos: 0 },
     };
     if (fromLocalCache) {
       const stats = this.stats.ruleStats(limit.statKey);

@@ -1,17 +1,8 @@
+import { unitNumber } from '../limiter/units.js';
 import type { DescriptorStatus, HeaderValue, RateLimitResponse } from '../service/messages.js';
 
-/** RateLimitResponse.Code and RateLimitResponse.RateLimit.Unit numbers (rls.proto). */
+/** RateLimitResponse.Code numbers (rls.proto). */
 const CODE_NUMBERS: Readonly<Record<string, number>> = { UNKNOWN: 0, OK: 1, OVER_LIMIT: 2 };
-const UNIT_NUMBERS: Readonly<Record<string, number>> = {
-  UNKNOWN: 0,
-  SECOND: 1,
-  MINUTE: 2,
-  HOUR: 3,
-  DAY: 4,
-  MONTH: 5,
-  YEAR: 6,
-  WEEK: 7,
-};
 
 // Tags: field number << 3 | wire type (0 varint, 2 length-delimited).
 const TAG_VARINT_1 = 0x08;
@@ -85,7 +76,7 @@ function writeDescriptorStatus(out: Buffer, start: number, status: DescriptorSta
     out[at++] = TAG_BYTES_2;
     at = writeVarint(out, at, rateLimitSize(limit.requestsPerUnit, limit.unit, limit.name));
     at = writeVarintField(out, at, TAG_VARINT_1, limit.requestsPerUnit >>> 0);
-    const unit = UNIT_NUMBERS[limit.unit];
+    const unit = unitNumber(limit.unit);
     if (unit !== undefined) at = writeVarintField(out, at, TAG_VARINT_2, unit);
     at = writeStringField(out, at, TAG_BYTES_3, limit.name);
   }
@@ -101,11 +92,11 @@ function writeDescriptorStatus(out: Buffer, start: number, status: DescriptorSta
 }
 
 function rateLimitSize(requestsPerUnit: number, unit: string, name: string): number {
-  const unitNumber = UNIT_NUMBERS[unit];
+  const number = unitNumber(unit);
   return (
     1 +
     varintSize(requestsPerUnit >>> 0) +
-    (unitNumber === undefined ? 0 : 1 + varintSize(unitNumber)) +
+    (number === undefined ? 0 : 1 + varintSize(number)) +
     stringFieldSize(name)
   );
 }

@@ -1,20 +1,18 @@
 import type { Entry } from '../config/match.js';
-import { UNIT_SECONDS } from '../limiter/window.js';
+import { OVERRIDE_UNIT_NAMES, UNITS } from '../limiter/units.js';
 import type {
   DescriptorStatus,
   RateLimitRequest,
   RateLimitResponse,
   RequestDescriptor,
 } from '../service/messages.js';
+import { UINT32_MAX } from '../service/messages.js';
 import { scanRateLimitRequest } from './json-request-scanner.js';
 
 /** The body is not a valid proto3-JSON RateLimitRequest; /json answers 400 `Bad Request`. */
 export class JsonRequestError extends Error {
   readonly code = 'RATELIMIT_BAD_JSON_REQUEST';
 }
-
-const UINT32_MAX = 4_294_967_295;
-const OVERRIDE_UNIT_NAMES = ['UNKNOWN', 'SECOND', 'MINUTE', 'HOUR', 'DAY', 'MONTH', 'YEAR'];
 
 type JsonObject = Record<string, unknown>;
 
@@ -293,7 +291,7 @@ export function encodeRateLimitResponse(response: RateLimitResponse): EncodedJso
 
 /** `"unit":"<UNIT>"}` for every unit a rule can have, written as is; any other text is escaped. */
 const UNIT_ENDINGS: ReadonlyMap<string, string> = new Map(
-  Object.keys(UNIT_SECONDS).map((unit) => [unit, `"unit":"${unit}"}`]),
+  Object.keys(UNITS).map((unit) => [unit, `"unit":"${unit}"}`]),
 );
 
 function encodeStatus(out: JsonText, status: DescriptorStatus): void {

@@ -1,10 +1,9 @@
 import type { Entry } from '../config/match.js';
-import type { RateLimitRequest, RequestDescriptor } from '../service/messages.js';
+import { OVERRIDE_UNIT_NAMES } from '../limiter/units.js';
+import { type RateLimitRequest, type RequestDescriptor, UINT32_MAX } from '../service/messages.js';
 
-const UINT32_MAX = 4_294_967_295;
 /** Longer digit runs could pass 2^53; they are left to the full decoder. */
 const MAX_DIGITS = 15;
-const OVERRIDE_UNIT_NAMES = ['UNKNOWN', 'SECOND', 'MINUTE', 'HOUR', 'DAY', 'MONTH', 'YEAR'];
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

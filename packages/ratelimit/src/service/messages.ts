@@ -1,4 +1,5 @@
 import type { Entry } from '../config/match.js';
+import type { Unit } from '../limiter/units.js';
 
 /**
  * The decoded RateLimitRequest, in the shape @grpc/proto-loader produces (camelCase fields,
@@ -23,7 +24,7 @@ export type Code = 'OK' | 'OVER_LIMIT';
 export interface CurrentLimit {
   readonly name: string;
   readonly requestsPerUnit: number;
-  readonly unit: string;
+  readonly unit: Unit;
 }
 
 export interface DescriptorStatus {
@@ -48,6 +49,12 @@ export interface RateLimitResponse {
   dynamicMetadata: { [key: string]: JsonValue } | null;
 }
 
+/**
+ * The largest uint32: the bound of requests_per_unit, limit_remaining and the request's
+ * hits_addend in rls.proto, and of requests_per_unit in the reference's config (a Go uint32).
+ */
+export const UINT32_MAX = 4_294_967_295;
+
 /** The status of a descriptor with no limit (unknown domain, no match, replaced rule). */
 export function okStatus(): DescriptorStatus {
   return { code: 'OK', currentLimit: null, limitRemaining: 0, durationUntilReset: null };
@@ -55,5 +62,5 @@ export function okStatus(): DescriptorStatus {
 
 /** An unlimited rule: OK with the maximum uint32 remaining and no current limit. */
 export function unlimitedStatus(): DescriptorStatus {
-  return { code: 'OK', currentLimit: null, limitRemaining: 4_294_967_295, durationUntilReset: null };
+  return { code: 'OK', currentLimit: null, limitRemaining: UINT32_MAX, durationUntilReset: null };
 }

@@ -4,7 +4,8 @@ import type { DomainConfig, LimitMatch } from '../config/tree.js';
 import { ServiceError, StoreError } from '../errors.js';
 import type { Clock } from '../limiter/clock.js';
 import type { CountedLimit, RateLimiter } from '../limiter/limiter.js';
-import { OVERRIDE_UNITS, UNIT_SECONDS } from '../limiter/window.js';
+import { OVERRIDE_UNIT_NAMES, overrideUnit } from '../limiter/units.js';
+import { secondsUntilReset } from '../limiter/window.js';
 import { STAT, sanitizeStatName } from '../stats/names.js';
 import type { Counter, StatStore } from '../stats/store.js';
 import { buildDynamicMetadata } from './dynamic-metadata.js';
@@ -172,11 +173,10 @@ export class RateLimitService {
     chosen = lastOver ?? chosen;
     const names = this.options.responseHeaders;
     if (!chosen?.currentLimit || !names) return [];
-    const divider = UNIT_SECONDS[chosen.currentLimit.unit as keyof typeof UNIT_SECONDS];
     return [
       { key: names.limit, value: String(chosen.currentLimit.requestsPerUnit) },
       { key: names.remaining, value: String(chosen.limitRemaining) },
-      { key: names.reset, value: String(divider - (this.clock() % divider)) },
+      { key: names.reset, value: String(secondsUntilReset(this.clock(), chosen.currentLimit.unit)) },
     ];
   }
 }
@@ -198,10 +198,10 @@ function hitsAddends(request: RateLimitRequest): number[] {
 /** A request's limit override: stat key `<domain>.<k1>[_<v1>]...`, never shadowed, no name. */
 function overrideMatch(domain: string, descriptor: RequestDescriptor): LimitMatch {
   const override = descriptor.limit as NonNullable<RequestDescriptor['limit']>;
-  const unit = typeof override.unit === 'string' ? OVERRIDE_UNITS[override.unit] : undefined;
+  const unit = typeof override.unit === 'string' ? overrideUnit(override.unit) : undefined;
   if (!unit) {
     throw new ServiceError(
-      `invalid rate limit unit '${override.unit}' in the descriptor's limit override: use SECOND, MINUTE, HOUR, DAY, MONTH or YEAR`,
+      `invalid rate limit unit '${override.unit}' in the descriptor's limit override: use ${OVERRIDE_UNIT_NAMES.slice(1).join(', ')}`,
     );
   }
   let statKey = domain;

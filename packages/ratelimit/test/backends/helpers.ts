@@ -1,6 +1,6 @@
 import { type RedisProcess, startRedis } from '@platform/testkit';
 import type { CounterHit, StoreDeps } from '../../src/backends/store.js';
-import { UNIT_SECONDS, type Unit } from '../../src/limiter/window.js';
+import { type Unit, unitSeconds } from '../../src/limiter/units.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /** Store dependencies that record what the store reports, with a fixed clock and no jitter. */
@@ -24,7 +24,7 @@ export function recordingDeps(): StoreDeps & {
 }
 
 export function hitOf(key: string, addend = 1, limit = 100, unit: Unit = 'MINUTE'): CounterHit {
-  return { key, addend, limit, unit, divider: UNIT_SECONDS[unit] };
+  return { key, addend, limit, unit, divider: unitSeconds(unit) };
 }
 
 /** Polls `condition` every 20 ms until it holds or `timeoutMs` passes (for reconnects, not windows). */

@@ -1,3 +1,4 @@
+import { unitNumber } from '../../limiter/units.js';
 import { RateLimitConfigType } from './protos.js';
 
 /** RateLimitConfig as protobufjs decodes it (keepCase, enums as names). */
@@ -80,8 +81,6 @@ export function toYamlDocument(config: ProtoRateLimitConfig): YamlDocument {
   return document;
 }
 
-const units = new Set(['UNKNOWN', 'SECOND', 'MINUTE', 'HOUR', 'DAY', 'WEEK', 'MONTH', 'YEAR']);
-
 // YAML files write units in lower case; the proto enum wants the upper-case names.
 function withProtoUnits(
   name: string,
@@ -92,7 +91,7 @@ function withProtoUnits(
     const policy = descriptor.rate_limit;
     if (!policy) return { ...descriptor, ...(children && { descriptors: children }) };
     const unit = String(policy.unit ?? 'UNKNOWN').toUpperCase();
-    if (!units.has(unit)) throw new Error(`${name}: invalid rate limit unit '${policy.unit}'`);
+    if (unitNumber(unit) === undefined) throw new Error(`${name}: invalid rate limit unit '${policy.unit}'`);
     return { ...descriptor, rate_limit: { ...policy, unit }, ...(children && { descriptors: children }) };
   });
 }
