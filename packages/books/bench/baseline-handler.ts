@@ -1,6 +1,8 @@
 import { createHmac } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DEFAULT_BOOK_SORT } from '../src/modules/books/book.js';
+import { loadContract } from '../src/http/contract.js';
+import type { Schemas } from '../src/http/operations.js';
+import { pageRequest } from '../src/http/pagination.js';
 import { bookPageSql } from '../src/modules/books/books.repository.js';
 
 /** Runs one parameterised statement; implemented over a pg pool or a PGlite instance. */
@@ -8,7 +10,12 @@ export type RunQuery = (sql: string, params: unknown[]) => Promise<Record<string
 
 // The same statements the service's book repository runs for these two requests: the page with its
 // total in one statement (default order: title, id tie-break), and one row by id.
-export const pageSql = bookPageSql(DEFAULT_BOOK_SORT);
+const bookSort = loadContract().components as {
+  parameters: { BookSort: { schema: { default: Schemas['BookSortOrder'][] } } };
+};
+export const pageSql = bookPageSql(
+  pageRequest({ page: 0, size: 20, sort: bookSort.parameters.BookSort.schema.default }).sort,
+);
 export const byIdSql = 'select id, title, author, synopsis, created_at, updated_at from books where id = $1';
 // The service's session lookup, reduced to what authorization needs: one primary-key probe joined with the user.
 export const sessionSql =

@@ -5,7 +5,7 @@ import { csrfProtection } from './auth/csrf.js';
 import { loginRoutes } from './auth/login/routes.js';
 import { OidcClient } from './auth/oidc/client.js';
 import { CachingSessionStore } from './auth/session-cache.js';
-import type { Clock } from './auth/session-store.js';
+import { type Clock, DatabaseSessionStore } from './auth/session-store.js';
 import { sessions } from './auth/sessions.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
@@ -22,14 +22,6 @@ import { ReservationsRepository } from './modules/reservations/reservations.repo
 import { ReservationsService } from './modules/reservations/reservations.service.js';
 import { meHandlers } from './modules/users/me.handler.js';
 import { UsersRepository } from './modules/users/users.repository.js';
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    db: Database;
-    /** Users by login identity; `upsertFromLogin` is what the login callback calls. */
-    users: UsersRepository;
-  }
-}
 
 export interface AppOptions {
   config: Config;
@@ -57,18 +49,25 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
     reply.header('x-request-id', request.id);
   });
 
+  // Every dependency is constructed here and handed to the part that needs it, as an option.
   const users = new UsersRepository(db, config.adminEmails);
-  app.decorate('db', db);
-  app.decorate('users', users);
+  const sessionStore = new DatabaseSessionStore(
+    db,
+    users,
+    config.session.secret,
+    config.session.idleTimeoutMs,
+    clock,
+  );
   await app.register(fastifyCookie);
   await app.register(sessions, {
-    store: new CachingSessionStore(db, config.session.secret, config.session.idleTimeoutMs, clock),
+    store: new CachingSessionStore(sessionStore, clock),
     publicBaseUrl: config.publicBaseUrl,
   });
   app.addHook('onRequest', csrfProtection(config.publicBaseUrl));
 
   await app.register(loginRoutes, {
     oidc: new OidcClient(config.oidcProviders),
+    users,
     publicBaseUrl: config.publicBaseUrl,
   });
   await app.register(apiDocs);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Database } from '../src/db/database.js';
-import type { PageRequest } from '../src/http/pagination.js';
 import type { BookSortProperty } from '../src/modules/books/book.js';
 import { BooksRepository } from '../src/modules/books/books.repository.js';
+import type { PageRequest } from '../src/page-request.js';
 import { type Driver, openTestDatabase, postgresSkip } from './support/service.js';
 
 const firstPage: PageRequest<BookSortProperty> = {

@@ -35,7 +35,7 @@ before(async () => {
 after(() => service?.close());
 
 test('every request is logged with its request id, which the response echoes', async () => {
-  const session = await createTestSession(service.app);
+  const session = await createTestSession(service);
   const response = await new ApiClient(service.url).get('/books', { session });
   const requestId = response.headers.get('x-request-id');
   assert.match(requestId ?? '', /^[0-9a-f-]{36}$/);
@@ -45,7 +45,7 @@ test('every request is logged with its request id, which the response echoes', a
 });
 
 test('an unexpected failure is a 500 problem without internals; the log has the details', async () => {
-  const session = await createTestSession(service.app);
+  const session = await createTestSession(service);
   failBooks = true;
   try {
     const response = await new ApiClient(service.url).get('/books', { session });
@@ -63,7 +63,7 @@ test('an unexpected failure is a 500 problem without internals; the log has the 
 });
 
 test('a caller-supplied X-Request-Id is ignored unless TRUST_PROXY is on', async () => {
-  const session = await createTestSession(service.app);
+  const session = await createTestSession(service);
   const response = await new ApiClient(service.url).get('/me', {
     session,
     headers: { 'x-request-id': 'forged' },

@@ -13,7 +13,7 @@ after(() => rm(dataDir, { recursive: true, force: true }));
 
 test('books, reservations and sessions survive a restart on the PGlite data directory', async () => {
   const first = await startTestService('pglite', { database: await openTestDatabase('pglite', dataDir) });
-  const admin = await createTestSession(first.app, { role: 'ROLE_ADMIN' });
+  const admin = await createTestSession(first, { role: 'ROLE_ADMIN' });
   const book = await createBook(new ApiClient(first.url), admin);
   const reservation = await new ApiClient(first.url).post(`/books/${book.id}/reservations`, {
     session: admin,

@@ -1,7 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import type { User } from '../modules/users/user.js';
-import { USER_COLUMNS, type UserRow, userFromRow } from '../modules/users/users.repository.js';
 
 /** Free-form session attributes; `savedUrl` is where a login returns to. */
 export interface SessionData {
@@ -21,26 +20,45 @@ export interface Session {
 /** Milliseconds since the epoch; injected so tests can move time without sleeping. */
 export type Clock = () => number;
 
-interface SessionRow extends Partial<UserRow> {
+/** Server-side sessions behind the JSESSIONID cookie. */
+export interface SessionStore {
+  readonly idleTimeoutMs: number;
+  /** The stored key of a cookie value. */
+  hashId(id: string): string;
+  /** Creates a session and returns the new cookie value. */
+  create(userId: string | null, data?: SessionData): Promise<string>;
+  /** The live session for a cookie value, with its user; undefined when unknown or idle for too long. */
+  find(id: string): Promise<Session | undefined>;
+  /** Slides the idle timeout forward (the store decides how often it writes). */
+  touch(session: Session): Promise<void>;
+  saveData(session: Session): Promise<void>;
+  delete(idHash: string): Promise<void>;
+  /** Removes sessions past their idle timeout; returns how many. */
+  deleteExpired(): Promise<number>;
+}
+
+/** Where a session finds its user: the users repository, which owns the users table's row mapping. */
+export interface UserLookup {
+  findById(id: string): Promise<User | undefined>;
+}
+
+interface SessionRow {
   id_hash: string;
   data: SessionData;
   expires_at: Date;
   user_id: string | null;
 }
 
-const SELECT_USER_COLUMNS = USER_COLUMNS.split(', ')
-  .map((column) => `u.${column}`)
-  .join(', ');
-
 /**
- * Database-backed sessions with an idle timeout. A lookup is one primary-key query joined with the
- * user; the expiry is pushed forward at most once per `touchIntervalMs`, so most requests write nothing.
+ * Database-backed sessions with an idle timeout. A lookup is one primary-key query, then the user by
+ * id; the expiry is pushed forward at most once per `touchIntervalMs`, so most requests write nothing.
  */
-export class SessionStore {
+export class DatabaseSessionStore implements SessionStore {
   private readonly touchIntervalMs: number;
 
   constructor(
     private readonly db: Queryable,
+    private readonly users: UserLookup,
     private readonly secret: string,
     readonly idleTimeoutMs: number,
     private readonly clock: Clock = Date.now,
@@ -67,13 +85,11 @@ export class SessionStore {
   /** The live session for a cookie value, with its user; undefined when unknown or idle for too long. */
   async find(id: string): Promise<Session | undefined> {
     const [row] = await this.db.query<SessionRow>(
-      `select s.id_hash, s.user_id, s.data, s.expires_at, ${SELECT_USER_COLUMNS}
-       from sessions s left join users u on u.id = s.user_id
-       where s.id_hash = $1 and s.expires_at > $2`,
+      'select id_hash, user_id, data, expires_at from sessions where id_hash = $1 and expires_at > $2',
       [this.hashId(id), new Date(this.clock())],
     );
     if (row === undefined) return undefined;
-    const user = row.user_id === null ? undefined : userFromRow({ ...row, id: row.user_id } as UserRow);
+    const user = row.user_id === null ? undefined : await this.users.findById(row.user_id);
     return { idHash: row.id_hash, user, data: row.data, expiresAt: row.expires_at };
   }
 

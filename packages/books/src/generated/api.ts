@@ -144,6 +144,16 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description A sort key of the book list; the service orders by exactly these properties.
+         * @enum {string}
+         */
+        BookSortOrder: "title" | "title,asc" | "title,desc" | "author" | "author,asc" | "author,desc" | "createdAt" | "createdAt,asc" | "createdAt,desc" | "updatedAt" | "updatedAt,asc" | "updatedAt,desc";
+        /**
+         * @description A sort key of the reservation list; the service orders by exactly these properties.
+         * @enum {string}
+         */
+        ReservationSortOrder: "reservedAt" | "reservedAt,asc" | "reservedAt,desc" | "cancelledAt" | "cancelledAt,asc" | "cancelledAt,desc" | "status" | "status,asc" | "status,desc";
         /** @description A HAL link with an absolute URL. */
         Link: {
             /** Format: uri */
@@ -341,15 +351,15 @@ export interface components {
         /** @description Page size. */
         Size: number;
         /**
-         * @description `property` or `property,asc|desc`; repeat for secondary orders. Properties: `title`, `author`,
-         *     `createdAt`, `updatedAt`. Default `title,asc`; ties are always broken by `id`.
+         * @description `property` or `property,asc|desc` (ascending when the direction is left out); repeat for secondary
+         *     orders. Ties are always broken by `id`.
          */
-        BookSort: string[];
+        BookSort: components["schemas"]["BookSortOrder"][];
         /**
-         * @description `property` or `property,asc|desc`; repeat for secondary orders. Properties: `reservedAt`,
-         *     `cancelledAt`, `status`. Default `reservedAt,desc`; ties are always broken by `id`.
+         * @description `property` or `property,asc|desc` (ascending when the direction is left out); repeat for secondary
+         *     orders. Ties are always broken by `id`.
          */
-        ReservationSort: string[];
+        ReservationSort: components["schemas"]["ReservationSortOrder"][];
     };
     requestBodies: never;
     headers: {
@@ -368,8 +378,8 @@ export interface operations {
                 /** @description Page size. */
                 size?: components["parameters"]["Size"];
                 /**
-                 * @description `property` or `property,asc|desc`; repeat for secondary orders. Properties: `title`, `author`,
-                 *     `createdAt`, `updatedAt`. Default `title,asc`; ties are always broken by `id`.
+                 * @description `property` or `property,asc|desc` (ascending when the direction is left out); repeat for secondary
+                 *     orders. Ties are always broken by `id`.
                  */
                 sort?: components["parameters"]["BookSort"];
             };
@@ -609,8 +619,8 @@ export interface operations {
                 /** @description Page size. */
                 size?: components["parameters"]["Size"];
                 /**
-                 * @description `property` or `property,asc|desc`; repeat for secondary orders. Properties: `reservedAt`,
-                 *     `cancelledAt`, `status`. Default `reservedAt,desc`; ties are always broken by `id`.
+                 * @description `property` or `property,asc|desc` (ascending when the direction is left out); repeat for secondary
+                 *     orders. Ties are always broken by `id`.
                  */
                 sort?: components["parameters"]["ReservationSort"];
                 /** @description Only the reservations of this user. */

@@ -1,17 +1,5 @@
+import type { PageRequest, SortPropertyOf } from '../page-request.js';
 import { type Link, link } from './links.js';
-
-export type Direction = 'asc' | 'desc';
-
-export interface SortOrder<Property extends string> {
-  property: Property;
-  direction: Direction;
-}
-
-export interface PageRequest<Property extends string> {
-  page: number;
-  size: number;
-  sort: SortOrder<Property>[];
-}
 
 export interface PageMetadata {
   size: number;
@@ -28,28 +16,30 @@ export interface PageLinks {
   last: Link;
 }
 
-/**
- * Reads validated `page`, `size` and `sort` values. The contract has already rejected unknown
- * properties and out-of-range numbers, so this only applies defaults and splits `property,direction`.
- */
-export function pageRequest<Property extends string>(
-  query: { page?: number; size?: number; sort?: string[] },
-  defaultSort: SortOrder<Property>[],
-): PageRequest<Property> {
-  const sort = (query.sort ?? []).map((entry) => {
-    const [property, direction] = entry.split(',');
-    return { property: property as Property, direction: direction === 'desc' ? 'desc' : 'asc' } as const;
-  });
-  return { page: query.page ?? 0, size: query.size ?? 20, sort: sort.length > 0 ? sort : defaultSort };
+/** A query value the contract gives a default: request validation has filled it in before any handler runs. */
+function filledIn<T>(value: T | undefined, name: string): T {
+  if (value === undefined)
+    throw new Error(`query parameter '${name}' has no value although the contract gives it a default`);
+  return value;
 }
 
-/** `order by` for the requested sort, always ending with the id so that equal keys keep a stable order. */
-export function orderByClause<Property extends string>(
-  sort: SortOrder<Property>[],
-  columns: Record<Property, string>,
-): string {
-  const keys = sort.map(({ property, direction }) => `${columns[property]} ${direction}`);
-  return `order by ${[...keys, 'id asc'].join(', ')}`;
+/**
+ * Reads validated `page`, `size` and `sort` values. The contract has already rejected unknown sort keys
+ * and out-of-range numbers and filled in its defaults, so this only splits `property,direction`.
+ */
+export function pageRequest<Key extends string>(query: {
+  page?: number;
+  size?: number;
+  sort?: Key[];
+}): PageRequest<SortPropertyOf<Key>> {
+  const sort = filledIn(query.sort, 'sort').map((key) => {
+    const [property, direction] = key.split(',');
+    return {
+      property: property as SortPropertyOf<Key>,
+      direction: direction === 'desc' ? ('desc' as const) : ('asc' as const),
+    };
+  });
+  return { page: filledIn(query.page, 'page'), size: filledIn(query.size, 'size'), sort };
 }
 
 export function pageMetadata(request: PageRequest<string>, totalElements: number): PageMetadata {

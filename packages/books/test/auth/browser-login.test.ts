@@ -26,7 +26,7 @@ test('in Chromium: log in through the provider page, reserve a book with fetch, 
 }, async () => {
   const book = await createBook(
     new ApiClient(env.app),
-    await createTestSession(env.service.app, { role: 'ROLE_ADMIN' }),
+    await createTestSession(env.service, { role: 'ROLE_ADMIN' }),
   );
   const context = await browser.newContext();
   const page = await context.newPage();

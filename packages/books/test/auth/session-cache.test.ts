@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { CachingSessionStore } from '../../src/auth/session-cache.js';
+import { CachingSessionStore, type SessionCacheOptions } from '../../src/auth/session-cache.js';
+import { type Clock, DatabaseSessionStore } from '../../src/auth/session-store.js';
 import type { Queryable } from '../../src/db/database.js';
+import { UsersRepository } from '../../src/modules/users/users.repository.js';
 import { openTestDatabase, TestClock, type TestDatabase } from '../support/service.js';
 
 let database: TestDatabase;
@@ -20,7 +22,7 @@ function counting(db: Queryable) {
   const counter = { lookups: 0 };
   const queryable: Queryable = {
     query(sql, params) {
-      if (sql.includes('from sessions s')) counter.lookups++;
+      if (sql.startsWith('select id_hash, user_id, data, expires_at from sessions')) counter.lookups++;
       return db.query(sql, params);
     },
     exec: (sql) => db.exec(sql),
@@ -30,10 +32,22 @@ function counting(db: Queryable) {
 
 const idle = 30 * 60_000;
 
+/** The cache wrapped around the database store, both on the same clock. */
+function cachedStore(db: Queryable, idleTimeoutMs: number, clock: Clock, options?: SessionCacheOptions) {
+  const inner = new DatabaseSessionStore(
+    db,
+    new UsersRepository(db, []),
+    's'.repeat(32),
+    idleTimeoutMs,
+    clock,
+  );
+  return new CachingSessionStore(inner, clock, options);
+}
+
 test('a session found once is served from memory until the TTL ends', async () => {
   const clock = new TestClock();
   const { queryable, counter } = counting(database.db);
-  const store = new CachingSessionStore(queryable, 's'.repeat(32), idle, clock.now, { ttlMs: 5000 });
+  const store = cachedStore(queryable, idle, clock.now, { ttlMs: 5000 });
   const id = await store.create(userId);
   assert.equal((await store.find(id))?.user?.id, userId);
   assert.equal((await store.find(id))?.user?.id, userId);
@@ -45,7 +59,7 @@ test('a session found once is served from memory until the TTL ends', async () =
 
 test('concurrent requests with an uncached session share one lookup and get their own copies', async () => {
   const { queryable, counter } = counting(database.db);
-  const store = new CachingSessionStore(queryable, 's'.repeat(32), idle, new TestClock().now);
+  const store = cachedStore(queryable, idle, new TestClock().now);
   const id = await store.create(userId);
   const sessions = await Promise.all(Array.from({ length: 5 }, () => store.find(id)));
   assert.equal(counter.lookups, 1);
@@ -56,7 +70,7 @@ test('concurrent requests with an uncached session share one lookup and get thei
 test('requests that keep using a session do not keep its cache entry alive past the TTL', async () => {
   const clock = new TestClock();
   const { queryable, counter } = counting(database.db);
-  const store = new CachingSessionStore(queryable, 's'.repeat(32), idle, clock.now, { ttlMs: 5000 });
+  const store = cachedStore(queryable, idle, clock.now, { ttlMs: 5000 });
   const id = await store.create(userId);
   for (let second = 0; second <= 6; second += 1) {
     const session = await store.find(id);
@@ -69,7 +83,7 @@ test('requests that keep using a session do not keep its cache entry alive past 
 
 test('logout in this process is seen at once; an unknown id is never cached', async () => {
   const { queryable, counter } = counting(database.db);
-  const store = new CachingSessionStore(queryable, 's'.repeat(32), idle, new TestClock().now);
+  const store = cachedStore(queryable, idle, new TestClock().now);
   const id = await store.create(userId);
   const session = await store.find(id);
   assert.ok(session);
@@ -82,7 +96,7 @@ test('logout in this process is seen at once; an unknown id is never cached', as
 
 test('the idle timeout still applies to a cached session', async () => {
   const clock = new TestClock();
-  const store = new CachingSessionStore(database.db, 's'.repeat(32), 10_000, clock.now, { ttlMs: 60_000 });
+  const store = cachedStore(database.db, 10_000, clock.now, { ttlMs: 60_000 });
   const id = await store.create(userId);
   assert.ok(await store.find(id));
   clock.advance(10_001);
@@ -90,7 +104,7 @@ test('the idle timeout still applies to a cached session', async () => {
 });
 
 test('data saved by a request is what the next request sees, and copies do not leak between requests', async () => {
-  const store = new CachingSessionStore(database.db, 's'.repeat(32), idle, new TestClock().now);
+  const store = cachedStore(database.db, idle, new TestClock().now);
   const id = await store.create(null);
   const first = await store.find(id);
   assert.ok(first);
@@ -106,7 +120,7 @@ test('data saved by a request is what the next request sees, and copies do not l
 
 test('a TTL of 0 turns the cache off', async () => {
   const { queryable, counter } = counting(database.db);
-  const store = new CachingSessionStore(queryable, 's'.repeat(32), idle, new TestClock().now, { ttlMs: 0 });
+  const store = cachedStore(queryable, idle, new TestClock().now, { ttlMs: 0 });
   const id = await store.create(userId);
   await store.find(id);
   await store.find(id);
@@ -115,7 +129,7 @@ test('a TTL of 0 turns the cache off', async () => {
 
 test('the cache holds at most maxEntries sessions, dropping the oldest', async () => {
   const { queryable, counter } = counting(database.db);
-  const store = new CachingSessionStore(queryable, 's'.repeat(32), idle, new TestClock().now, {
+  const store = cachedStore(queryable, idle, new TestClock().now, {
     maxEntries: 1,
   });
   const [a, b] = [await store.create(userId), await store.create(userId)];

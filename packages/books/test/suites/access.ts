@@ -18,9 +18,9 @@ export function accessMatrixSuite(driver: Driver, skip: false | string = false) 
     before(async () => {
       service = await startTestService(driver);
       api = new ApiClient(service.url);
-      sessions.user = await createTestSession(service.app, { role: 'ROLE_USER' });
-      sessions.otherUser = await createTestSession(service.app, { role: 'ROLE_USER' });
-      sessions.admin = await createTestSession(service.app, { role: 'ROLE_ADMIN' });
+      sessions.user = await createTestSession(service, { role: 'ROLE_USER' });
+      sessions.otherUser = await createTestSession(service, { role: 'ROLE_USER' });
+      sessions.admin = await createTestSession(service, { role: 'ROLE_ADMIN' });
     });
     after(() => service?.close());
 

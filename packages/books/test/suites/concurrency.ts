@@ -18,8 +18,8 @@ export function concurrencySuite(driver: Driver, skip: false | string = false) {
 
     test(`${ATTEMPTS} simultaneous attempts by one user leave exactly one ACTIVE reservation`, async () => {
       const api = new ApiClient(service.url);
-      const admin = await createTestSession(service.app, { role: 'ROLE_ADMIN' });
-      const user = await createTestSession(service.app);
+      const admin = await createTestSession(service, { role: 'ROLE_ADMIN' });
+      const user = await createTestSession(service);
       const book = await createBook(api, admin);
       const responses = await Promise.all(
         Array.from({ length: ATTEMPTS }, () => api.post(`/books/${book.id}/reservations`, { session: user })),
@@ -36,8 +36,8 @@ export function concurrencySuite(driver: Driver, skip: false | string = false) {
 
     test('a book being deleted while reservations arrive never keeps an orphan ACTIVE reservation', async () => {
       const api = new ApiClient(service.url);
-      const admin = await createTestSession(service.app, { role: 'ROLE_ADMIN' });
-      const users = await Promise.all(Array.from({ length: 10 }, () => createTestSession(service.app)));
+      const admin = await createTestSession(service, { role: 'ROLE_ADMIN' });
+      const users = await Promise.all(Array.from({ length: 10 }, () => createTestSession(service)));
       const book = await createBook(api, admin);
       const [deletion, ...reservations] = await Promise.all([
         api.delete(`/books/${book.id}`, { session: admin }),

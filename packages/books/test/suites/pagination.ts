@@ -14,18 +14,32 @@ export function paginationSuite(driver: Driver, skip: false | string = false) {
     let admin: TestSession;
     let user: TestSession;
 
+    const base = 'https://books.example/api';
+
+    // Every test reads the same 25 books, created here, so any test can run alone. Titles repeat
+    // (5 distinct), so the id tie-breaker decides the order within a title.
     before(async () => {
-      service = await startTestService(driver, { env: { PUBLIC_BASE_URL: 'https://books.example/api' } });
+      service = await startTestService(driver, { env: { PUBLIC_BASE_URL: base } });
       api = new ApiClient(service.url);
-      admin = await createTestSession(service.app, { role: 'ROLE_ADMIN' });
-      user = await createTestSession(service.app);
+      admin = await createTestSession(service, { role: 'ROLE_ADMIN' });
+      user = await createTestSession(service);
+      for (let i = 0; i < TOTAL_BOOKS; i += 1) {
+        await createBook(api, admin, {
+          title: `Title ${i % 5}`,
+          author: `Author ${String(i).padStart(2, '0')}`,
+        });
+      }
     });
     after(() => service?.close());
 
-    const base = 'https://books.example/api';
-
     test('an empty collection keeps _embedded with an empty array', async () => {
-      const response = await api.get('/books', { session: user });
+      const empty = await startTestService(driver, { env: { PUBLIC_BASE_URL: base } });
+      let response: Awaited<ReturnType<ApiClient['get']>>;
+      try {
+        response = await new ApiClient(empty.url).get('/books', { session: await createTestSession(empty) });
+      } finally {
+        await empty.close();
+      }
       assert.equal(response.status, 200);
       assert.equal(response.headers.get('content-type'), 'application/hal+json; charset=utf-8');
       assert.deepEqual(response.body, {
@@ -40,13 +54,6 @@ export function paginationSuite(driver: Driver, skip: false | string = false) {
     });
 
     test('first, middle, last and past-the-end pages carry the right links', async () => {
-      // Titles repeat (5 distinct), so the id tie-breaker decides the order within a title.
-      for (let i = 0; i < TOTAL_BOOKS; i += 1) {
-        await createBook(api, admin, {
-          title: `Title ${i % 5}`,
-          author: `Author ${String(i).padStart(2, '0')}`,
-        });
-      }
       const first = await api.get('/books?size=10', { session: user });
       assert.equal(first.body._embedded.books.length, 10);
       assert.deepEqual(first.body.page, { size: 10, totalElements: 25, totalPages: 3, number: 0 });
@@ -139,7 +146,7 @@ export function paginationSuite(driver: Driver, skip: false | string = false) {
       ] as const) {
         const other = await startTestService(driver, { env: { TRUST_PROXY: trustProxy } });
         try {
-          const session = await createTestSession(other.app);
+          const session = await createTestSession(other);
           const response = await new ApiClient(other.url).get('/me', {
             session,
             headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'proxy.example' },

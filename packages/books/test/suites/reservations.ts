@@ -17,9 +17,9 @@ export function reservationLifecycleSuite(driver: Driver, skip: false | string =
     before(async () => {
       service = await startTestService(driver);
       api = new ApiClient(service.url);
-      admin = await createTestSession(service.app, { role: 'ROLE_ADMIN' });
-      alice = await createTestSession(service.app);
-      bob = await createTestSession(service.app);
+      admin = await createTestSession(service, { role: 'ROLE_ADMIN' });
+      alice = await createTestSession(service);
+      bob = await createTestSession(service);
     });
     after(() => service?.close());
 
@@ -122,8 +122,8 @@ export function reservationLifecycleSuite(driver: Driver, skip: false | string =
     });
 
     test('GET /reservations: users see their own, admins everyone’s, filtered by userId and status', async () => {
-      const carol = await createTestSession(service.app);
-      const dave = await createTestSession(service.app);
+      const carol = await createTestSession(service);
+      const dave = await createTestSession(service);
       const book = await createBook(api, admin);
       const carols = await reserve(api, carol, book.id);
       await reserve(api, dave, book.id);

@@ -42,7 +42,7 @@ export function sessionsAndCsrfSuite(driver: Driver, skip: false | string = fals
         },
       });
       api = new ApiClient(service.url);
-      admin = await createTestSession(service.app, { role: 'ROLE_ADMIN' });
+      admin = await createTestSession(service, { role: 'ROLE_ADMIN' });
     });
     after(() => service?.close());
 
@@ -92,7 +92,7 @@ export function sessionsAndCsrfSuite(driver: Driver, skip: false | string = fals
       assert.equal(navigation.status, 302);
       const preLogin = cookieValue(navigation, 'JSESSIONID') ?? '';
       const xsrf = cookieValue(navigation, 'XSRF-TOKEN') ?? '';
-      const user = await service.app.users.upsertFromLogin({
+      const user = await service.users.upsertFromLogin({
         issuer: 'https://idp.example',
         subject: 'alice',
         email: 'alice@example.com',
@@ -147,7 +147,7 @@ export function sessionsAndCsrfSuite(driver: Driver, skip: false | string = fals
     });
 
     test('idle timeout: activity slides the expiry; 30 idle minutes end the session', async () => {
-      const session = await createTestSession(service.app);
+      const session = await createTestSession(service);
       const call = () => api.get('/me', { session });
       assert.equal((await call()).status, 200);
       service.clock.advance(20 * 60_000);
@@ -170,7 +170,7 @@ export function sessionsAndCsrfSuite(driver: Driver, skip: false | string = fals
         },
       });
       try {
-        const user = await createTestSession(https.app);
+        const user = await createTestSession(https);
         const login = await new ApiClient(https.url).post('/seam/login', {
           session: user,
           body: { userId: user.user.id },
@@ -183,7 +183,7 @@ export function sessionsAndCsrfSuite(driver: Driver, skip: false | string = fals
     });
 
     test('users: new logins get ROLE_USER; a verified ADMIN_EMAILS address gets ROLE_ADMIN; roles persist', async () => {
-      const users = service.app.users;
+      const users = service.users;
       const identity = { issuer: 'https://idp.example', name: 'X' };
       const plain = await users.upsertFromLogin({
         ...identity,

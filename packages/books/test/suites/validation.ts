@@ -18,7 +18,7 @@ export function validationSuite(driver: Driver, skip: false | string = false) {
     before(async () => {
       service = await startTestService(driver);
       api = new ApiClient(service.url);
-      admin = await createTestSession(service.app, { role: 'ROLE_ADMIN' });
+      admin = await createTestSession(service, { role: 'ROLE_ADMIN' });
     });
     after(() => service?.close());
 

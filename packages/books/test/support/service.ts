@@ -9,6 +9,7 @@ import type { Database } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 import { openPglite, pgliteDatabase } from '../../src/db/pglite.js';
 import { openPostgres } from '../../src/db/postgres.js';
+import { UsersRepository } from '../../src/modules/users/users.repository.js';
 
 export type Driver = 'pglite' | 'postgres';
 
@@ -85,6 +86,8 @@ export interface TestService {
   /** http://127.0.0.1:<port> */
   url: string;
   config: Config;
+  /** The users repository over the same database (test sessions create their users through it). */
+  users: UsersRepository;
   clock: TestClock;
   close(): Promise<void>;
 }
@@ -113,6 +116,7 @@ export async function startTestService(
     db: database.db,
     url,
     config,
+    users: new UsersRepository(database.db, config.adminEmails),
     clock,
     async close() {
       await app.close();

@@ -2,9 +2,9 @@
 // build (tsconfig.build.json: src and bin) never compiles, and it refuses to run when NODE_ENV=production.
 // test/test-sessions-absent.test.ts proves both.
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
 import { CSRF_COOKIE, SESSION_COOKIE } from '../../src/auth/cookies.js';
 import type { Role, User } from '../../src/modules/users/user.js';
+import type { TestService } from './service.js';
 
 export const TEST_ISSUER = 'urn:books:test-sessions';
 
@@ -23,12 +23,15 @@ export interface TestUser {
 }
 
 /** Creates (or reuses, by email) a user with the given role and returns a live session for it. */
-export async function createTestSession(app: FastifyInstance, who: TestUser = {}): Promise<TestSession> {
+export async function createTestSession(
+  { app, users }: Pick<TestService, 'app' | 'users'>,
+  who: TestUser = {},
+): Promise<TestSession> {
   if (process.env.NODE_ENV === 'production') {
     throw new Error('createTestSession is test-only and refuses to run when NODE_ENV=production');
   }
   const email = who.email ?? `user-${randomUUID()}@example.test`;
-  const upserted = await app.users.upsertFromLogin({
+  const upserted = await users.upsertFromLogin({
     issuer: TEST_ISSUER,
     subject: email,
     email,
@@ -36,7 +39,7 @@ export async function createTestSession(app: FastifyInstance, who: TestUser = {}
     name: who.name ?? email.split('@')[0] ?? email,
   });
   const role = who.role ?? 'ROLE_USER';
-  if (upserted.role !== role) await app.users.setRoleByEmail(email, role);
+  if (upserted.role !== role) await users.setRoleByEmail(email, role);
   const user = { ...upserted, role };
   const sessionId = await app.sessions.store.create(user.id);
   const xsrf = randomBytes(32).toString('base64url');

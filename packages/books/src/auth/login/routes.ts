@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import { baseUrlOf } from '../../http/links.js';
 import { sendProblem } from '../../http/problem.js';
+import type { UsersRepository } from '../../modules/users/users.repository.js';
 import { LOGIN_PATH, prefersHtml } from '../guards.js';
 import type { OidcClient, PendingAuthorization } from '../oidc/client.js';
 import { OidcError } from '../oidc/errors.js';
@@ -20,6 +21,8 @@ interface ProviderLogin {
 
 export interface LoginRoutesOptions {
   oidc: OidcClient;
+  /** Records each login (upsert by issuer and subject). */
+  users: UsersRepository;
   publicBaseUrl: string | undefined;
 }
 
@@ -52,7 +55,7 @@ function loginFailure(request: FastifyRequest, reply: FastifyReply, error: OidcE
  * They are not contract operations: they serve browsers, not API clients. Registered encapsulated,
  * so their error handler (login failures as a page or problem details) stays theirs.
  */
-export async function loginRoutes(app: FastifyInstance, { oidc, publicBaseUrl }: LoginRoutesOptions) {
+export async function loginRoutes(app: FastifyInstance, { oidc, users, publicBaseUrl }: LoginRoutesOptions) {
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof OidcError) return loginFailure(request, reply, error, oidc);
     // Everything else goes to the service's problem+json handler.
@@ -93,7 +96,7 @@ export async function loginRoutes(app: FastifyInstance, { oidc, publicBaseUrl }:
     await app.sessions.set(request, reply, PENDING_LOGIN, null);
     const query = new URLSearchParams(request.url.split('?')[1] ?? '');
     const identity = await oidc.completeAuthorization(pending, query);
-    const user = await app.users.upsertFromLogin({
+    const user = await users.upsertFromLogin({
       issuer: identity.issuer,
       subject: identity.subject,
       email: identity.email ?? null,

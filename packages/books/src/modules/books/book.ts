@@ -1,8 +1,8 @@
-export interface BookFields {
-  title: string;
-  author: string;
-  synopsis: string;
-}
+import type { Schemas } from '../../http/operations.js';
+import type { SortPropertyOf } from '../../page-request.js';
+
+/** The fields an admin sets on a book, exactly as the contract's BookInput declares them. */
+export type BookFields = Schemas['BookInput'];
 
 export interface Book extends BookFields {
   id: string;
@@ -10,6 +10,5 @@ export interface Book extends BookFields {
   updatedAt: Date;
 }
 
-export type BookSortProperty = 'title' | 'author' | 'createdAt' | 'updatedAt';
-
-export const DEFAULT_BOOK_SORT = [{ property: 'title', direction: 'asc' }] as const;
+/** The properties the book list sorts by (the contract's BookSortOrder). */
+export type BookSortProperty = SortPropertyOf<Schemas['BookSortOrder']>;

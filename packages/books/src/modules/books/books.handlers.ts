@@ -1,7 +1,6 @@
 import { baseUrlOf } from '../../http/links.js';
 import { HAL_CONTENT_TYPE, type OperationHandlers } from '../../http/operations.js';
 import { pageLinks, pageMetadata, pageRequest } from '../../http/pagination.js';
-import { type BookSortProperty, DEFAULT_BOOK_SORT } from './book.js';
 import { bookResource } from './books.resource.js';
 import type { BooksService } from './books.service.js';
 
@@ -14,7 +13,7 @@ export function booksHandlers(
   return {
     async listBooks(request, reply) {
       const base = baseUrlOf(request, publicBaseUrl);
-      const page = pageRequest<BookSortProperty>(request.query, [...DEFAULT_BOOK_SORT]);
+      const page = pageRequest(request.query);
       const { items, total } = await books.list(page);
       const metadata = pageMetadata(page, total);
       reply.type(HAL_CONTENT_TYPE);

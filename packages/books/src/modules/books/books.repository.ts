@@ -1,5 +1,6 @@
 import type { Database } from '../../db/database.js';
-import { orderByClause, type PageRequest, type SortOrder } from '../../http/pagination.js';
+import { orderByClause } from '../../db/order-by.js';
+import type { PageRequest, SortOrder } from '../../page-request.js';
 import type { Book, BookFields, BookSortProperty } from './book.js';
 
 interface BookRow {
@@ -29,7 +30,7 @@ const SORT_COLUMNS: Record<BookSortProperty, string> = {
  * The outer order by keeps the page order, which a join alone does not promise.
  */
 export function bookPageSql(sort: readonly SortOrder<BookSortProperty>[]): string {
-  const orderBy = orderByClause([...sort], SORT_COLUMNS);
+  const orderBy = orderByClause(sort, SORT_COLUMNS);
   const pageColumns = COLUMNS.split(', ').map((column) => `page.${column}`);
   return `select ${pageColumns.join(', ')}, counted.total::int as total from book_count counted
     left join lateral (select ${COLUMNS} from books ${orderBy} limit $1 offset $2) page on true ${orderBy}`;

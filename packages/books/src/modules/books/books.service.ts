@@ -1,5 +1,5 @@
 import { AppError } from '../../errors.js';
-import type { PageRequest } from '../../http/pagination.js';
+import type { PageRequest } from '../../page-request.js';
 import type { Book, BookFields, BookSortProperty } from './book.js';
 import type { BooksRepository } from './books.repository.js';
 

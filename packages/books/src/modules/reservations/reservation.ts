@@ -1,4 +1,8 @@
-export type ReservationStatus = 'ACTIVE' | 'CANCELLED';
+import type { Schemas } from '../../http/operations.js';
+import type { SortPropertyOf } from '../../page-request.js';
+
+/** The contract's ReservationStatus. */
+export type ReservationStatus = Schemas['ReservationStatus'];
 
 export interface Reservation {
   id: string;
@@ -9,9 +13,8 @@ export interface Reservation {
   cancelledAt: Date | null;
 }
 
-export type ReservationSortProperty = 'reservedAt' | 'cancelledAt' | 'status';
-
-export const DEFAULT_RESERVATION_SORT = [{ property: 'reservedAt', direction: 'desc' }] as const;
+/** The properties the reservation list sorts by (the contract's ReservationSortOrder). */
+export type ReservationSortProperty = SortPropertyOf<Schemas['ReservationSortOrder']>;
 
 export interface ReservationFilter {
   userId?: string;

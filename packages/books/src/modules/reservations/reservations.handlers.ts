@@ -2,7 +2,6 @@ import { baseUrlOf } from '../../http/links.js';
 import { HAL_CONTENT_TYPE, type OperationHandlers } from '../../http/operations.js';
 import { pageLinks, pageMetadata, pageRequest } from '../../http/pagination.js';
 import { signedInUser } from '../../http/request-context.js';
-import { DEFAULT_RESERVATION_SORT, type ReservationSortProperty } from './reservation.js';
 import { reservationResource } from './reservations.resource.js';
 import type { ReservationsService } from './reservations.service.js';
 
@@ -38,7 +37,7 @@ export function reservationsHandlers(
     async listReservations(request, reply) {
       const base = baseUrlOf(request, publicBaseUrl);
       const { userId, status } = request.query;
-      const page = pageRequest<ReservationSortProperty>(request.query, [...DEFAULT_RESERVATION_SORT]);
+      const page = pageRequest(request.query);
       const { items, total } = await reservations.list(
         signedInUser(request),
         { ...(userId === undefined ? {} : { userId }), ...(status === undefined ? {} : { status }) },

@@ -1,5 +1,6 @@
 import type { Queryable } from '../../db/database.js';
-import { orderByClause, type PageRequest } from '../../http/pagination.js';
+import { orderByClause } from '../../db/order-by.js';
+import type { PageRequest } from '../../page-request.js';
 import type {
   Reservation,
   ReservationFilter,

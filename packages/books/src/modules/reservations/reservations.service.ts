@@ -1,6 +1,6 @@
 import { hasSqlState, SqlState } from '../../db/database.js';
 import { AppError } from '../../errors.js';
-import type { PageRequest } from '../../http/pagination.js';
+import type { PageRequest } from '../../page-request.js';
 import { bookNotFound } from '../books/books.service.js';
 import { isAdmin, type User } from '../users/user.js';
 import type { Reservation, ReservationFilter, ReservationSortProperty } from './reservation.js';

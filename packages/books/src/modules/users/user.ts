@@ -1,6 +1,11 @@
-export type Role = 'ROLE_USER' | 'ROLE_ADMIN';
+import type { Schemas } from '../../http/operations.js';
 
-export const ROLES: readonly Role[] = ['ROLE_USER', 'ROLE_ADMIN'];
+/** The contract's Role. */
+export type Role = Schemas['Role'];
+
+// A Record over the contract's union: a role added to the contract fails to compile until it is listed here.
+const ROLE_NAMES: Record<Role, true> = { ROLE_USER: true, ROLE_ADMIN: true };
+export const ROLES = Object.keys(ROLE_NAMES) as readonly Role[];
 
 export interface User {
   id: string;
