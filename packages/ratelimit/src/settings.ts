@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type MemcacheSettings, readMemcacheSettings } from './backends/memcache/index.js';
-import { DEFAULT_MEMORY_MAX_COUNTERS } from './backends/memory.js';
+import { DEFAULT_MEMORY_MAX_BYTES, DEFAULT_MEMORY_MAX_COUNTERS } from './backends/memory.js';
 import { type RedisSettings, readRedisSettings } from './backends/redis/index.js';
 import { EnvReader } from './env-reader.js';
 import { SettingsError } from './errors.js';
@@ -71,6 +71,7 @@ export interface Settings {
     /** Parsed only when BACKEND_TYPE=memcache. */
     readonly memcache: MemcacheSettings | undefined;
     readonly memoryMaxCounters: number;
+    readonly memoryMaxBytes: number;
   };
   readonly log: { readonly level: LogLevel; readonly format: 'text' | 'json' };
   readonly stats: {
@@ -167,6 +168,11 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       memoryMaxCounters: read.integer('MEMORY_MAX_COUNTERS', DEFAULT_MEMORY_MAX_COUNTERS, {
         min: 1,
         max: 1e9,
+      }),
+      memoryMaxBytes: read.integer('MEMORY_MAX_BYTES', DEFAULT_MEMORY_MAX_BYTES, {
+        // Room for the largest key a 4 MiB request carries, in two-byte characters: one key never empties the store.
+        min: 16 * 1024 * 1024,
+        max: Number.MAX_SAFE_INTEGER,
       }),
     },
     log: readLog(read),

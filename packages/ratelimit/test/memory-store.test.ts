@@ -1,14 +1,16 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { MemoryStore } from '../src/backends/memory.js';
 import type { CounterHit } from '../src/backends/store.js';
 import { silentLogger } from '../src/log.js';
 import { StatStore } from '../src/stats/store.js';
 
-function storeAt(clock: { now: number }, maxCounters = 1000) {
+function storeAt(clock: { now: number }, maxCounters = 1000, maxBytes = 1 << 30) {
   const stats = new StatStore();
   const deps = { stats, log: silentLogger, now: () => clock.now, random: () => 0 };
-  return { store: new MemoryStore(deps, { maxCounters }), stats };
+  const store = new MemoryStore(deps, { maxCounters, maxBytes });
+  after(() => store.close());
+  return { store, stats };
 }
 
 const hit = (key: string, addend = 1, limit = 10, divider = 60): CounterHit => ({
@@ -37,17 +39,77 @@ test('counters expire after their window length, without timers', async () => {
   assert.deepEqual(await store.hit([hit('a', 1)], plain), [1]);
   for (let i = 0; i < 50; i++) await store.hit([hit(`k${i}`)], plain);
   clock.now = 2000;
-  // Each call sweeps a few entries, so expired counters leave as traffic goes on.
-  for (let i = 0; i < 50; i++) await store.hit([hit('live')], plain);
+  // Each call reclaims a few expired counters, so they leave as traffic goes on.
+  for (let i = 0; i < 15; i++) await store.hit([hit('live')], plain);
   assert.ok(store.size <= 2, `size ${store.size}`);
 });
 
-test('memory stays bounded: past maxCounters the oldest counter is evicted and counted', async () => {
+test('expired counters are reclaimed without traffic, by a timer', async () => {
+  const clock = { now: 1000 };
+  const { store } = storeAt(clock);
+  for (let i = 0; i < 100; i++) await store.hit([hit(`k${i}`, 1, 10, 1)], plain);
+  clock.now = 1001;
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  assert.equal(store.size, 0);
+  assert.equal(store.accountedBytes, 0);
+});
+
+test('memory stays bounded: past maxCounters the least recently used counter is evicted and counted', async () => {
   const { store, stats } = storeAt({ now: 1000 }, 10);
   for (let i = 0; i < 15; i++) await store.hit([hit(`k${i}`)], plain);
   assert.equal(store.size, 10);
   assert.equal(stats.snapshot().counters.get('ratelimit.memory.evictions'), 5);
   assert.deepEqual(await store.hit([hit('k14', 0)], plain), [1]);
+});
+
+test('a counter still asked about survives a flood of new keys; an expired one goes before any live one', async () => {
+  const clock = { now: 1000 };
+  const { store, stats } = storeAt(clock, 100);
+  await store.hit([hit('victim', 11)], plain);
+  for (let i = 0; i < 10_000; i++) {
+    await store.hit([hit(`flood${i}`)], plain);
+    if (i % 50 === 0) assert.deepEqual(await store.hit([hit('victim', 0)], plain), [11]);
+  }
+  // A second-long counter, the most recently used, expires: the next new key takes its place
+  // rather than the least recently used live counter's.
+  await store.hit([hit('short', 1, 10, 1)], plain);
+  const evicted = stats.snapshot().counters.get('ratelimit.memory.evictions');
+  clock.now = 1001;
+  await store.hit([hit('fresh')], plain);
+  assert.equal(stats.snapshot().counters.get('ratelimit.memory.evictions'), evicted);
+  assert.equal(store.size, 100);
+  assert.deepEqual(await store.hit([hit('victim', 0)], plain), [11]);
+});
+
+test('MEMORY_MAX_BYTES bounds keys and bookkeeping together', async () => {
+  const maxBytes = 2 * 1024 * 1024;
+  const { store } = storeAt({ now: 1000 }, 1_000_000, maxBytes);
+  const big = 'x'.repeat(100_000);
+  for (let i = 0; i < 100; i++) {
+    await store.hit([hit(`${i}_${big}`)], plain);
+    assert.ok(store.accountedBytes <= maxBytes, `${store.accountedBytes} bytes`);
+  }
+  assert.equal(store.size, 20);
+  // A key outside Latin-1 is stored at two bytes a character, and counted so: it takes the
+  // room of two of the others.
+  await store.hit([hit(`\u4e2d${big}`)], plain);
+  assert.ok(store.accountedBytes <= maxBytes);
+  assert.equal(store.size, 19);
+});
+
+test('a new key costs the same when the store is full as when it is filling', async () => {
+  const count = 50_000;
+  const { store } = storeAt({ now: 1000 }, count);
+  const insert = async (prefix: string) => {
+    const started = performance.now();
+    for (let i = 0; i < count; i++) store.hitNow([hit(`${prefix}${i}`)], plain, 1000);
+    return performance.now() - started;
+  };
+  const filling = await insert('fill');
+  const full = await insert('evict');
+  assert.equal(store.size, count);
+  // Eviction is O(1): generous headroom for a busy machine, far below a scan per eviction.
+  assert.ok(full < filling * 10 + 200, `filling ${filling} ms, full ${full} ms`);
 });
 
 test('stop-increment: once one counter would pass its limit, only the counters over advance', async () => {

@@ -19,6 +19,8 @@ test('defaults follow the reference, with the project decisions', () => {
   assert.equal(settings.limiter.expirationJitterMaxSeconds, 300);
   assert.equal(settings.limiter.limitHeader, 'RateLimit-Limit');
   assert.equal(settings.backend.type, 'redis');
+  assert.equal(settings.backend.memoryMaxBytes, 256 * 1024 * 1024);
+  assert.throws(() => readSettings({ MEMORY_MAX_BYTES: '1048576' }), /MEMORY_MAX_BYTES/);
   assert.deepEqual(settings.log, { level: 'warn', format: 'text' });
   assert.equal(settings.stats.useStatsd, true);
   assert.equal(settings.stats.statsdHost, 'localhost');

@@ -12,7 +12,10 @@ export function createStore(
 ): CounterStore {
   switch (backend.type) {
     case 'memory':
-      return new MemoryStore(deps, { maxCounters: backend.memoryMaxCounters });
+      return new MemoryStore(deps, {
+        maxCounters: backend.memoryMaxCounters,
+        maxBytes: backend.memoryMaxBytes,
+      });
     case 'memcache':
       if (!backend.memcache) throw new Error('memcache settings were not read for BACKEND_TYPE=memcache');
       return createMemcacheStore(backend.memcache, deps, expirationJitterMaxSeconds);

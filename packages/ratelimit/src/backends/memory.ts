@@ -2,41 +2,75 @@ import { flatten } from '../flat-string.js';
 import type { CounterHit, CounterStore, StoreDeps } from './store.js';
 
 export interface MemoryStoreOptions {
-  /** Most live counters kept; past it the oldest counter is evicted (counted as `ratelimit.memory.evictions`). */
+  /** Most live counters kept (MEMORY_MAX_COUNTERS). */
   readonly maxCounters: number;
+  /** Most bytes the counters may take, keys and bookkeeping included (MEMORY_MAX_BYTES). */
+  readonly maxBytes: number;
 }
 
 export const DEFAULT_MEMORY_MAX_COUNTERS = 2_000_000;
-/** Entries checked for expiry on every call, so expired counters leave without a timer per key. */
-const SWEEP_PER_CALL = 4;
-/** Entries checked when the store is full, before it falls back to evicting the oldest counter. */
-const SWEEP_WHEN_FULL = 1024;
+export const DEFAULT_MEMORY_MAX_BYTES = 256 * 1024 * 1024;
+/**
+ * What one counter costs besides its key's characters: the key string's header, its Map entry,
+ * and the slot's entries in the typed arrays (at up to twice the live slots, as they grow by
+ * doubling). Measured: a million counters with 45-byte keys take about 143 MB of RSS.
+ */
+export const COUNTER_OVERHEAD_BYTES = 128;
+/** Expired counters reclaimed per call beyond the call's own new keys, so reclaiming keeps pace. */
+const RECLAIM_PER_CALL = 4;
+/** Expired counters reclaimed per timer tick, so an idle store gives its memory back too. */
+const RECLAIM_PER_TICK = 10_000;
+const RECLAIM_TICK_MS = 1000;
 const INITIAL_SLOTS = 1024;
+const NONE = -1;
 
 /**
- * In-process expiring counters for a single instance. Layout for a million live counters: one
- * Map from key to a slot number, and the counts and expiry times in typed arrays indexed by
- * slot, so a counter costs its key string, one Map entry and 12 bytes.
+ * In-process expiring counters for a single instance.
+ *
+ * Layout: one Map from key to a slot number; per slot, the count, expiry and key in arrays, and
+ * two doubly linked lists threaded through typed arrays:
+ * - the recency list (every hit moves its slot to the front), whose back is the least recently
+ *   used counter, evicted when the store is full;
+ * - one queue per TTL in creation order. A counter's expiry is its creation time plus its TTL, so
+ *   each queue is also in expiry order and its front is the next counter to expire: expired
+ *   counters are found without scanning live ones.
+ * So reclaiming an expired counter, evicting one and touching one are each O(1) (O(number of
+ * distinct TTLs) to look at the queue fronts, a handful: one per window length in the config).
  */
 export class MemoryStore implements CounterStore {
   readonly kind = 'memory';
   private readonly slots = new Map<string, number>();
+  private keys: string[] = [];
+  private costs = new Uint32Array(INITIAL_SLOTS);
   private counts = new Float64Array(INITIAL_SLOTS);
   private expiries = new Uint32Array(INITIAL_SLOTS);
+  private recentPrev = new Int32Array(INITIAL_SLOTS);
+  private recentNext = new Int32Array(INITIAL_SLOTS);
+  private mostRecent = NONE;
+  private leastRecent = NONE;
+  private queueOf = new Int32Array(INITIAL_SLOTS);
+  private queuePrev = new Int32Array(INITIAL_SLOTS);
+  private queueNext = new Int32Array(INITIAL_SLOTS);
+  /** One expiry queue per distinct TTL: its front (oldest) and back slots. */
+  private readonly queues: { ttl: number; front: number; back: number }[] = [];
+  private readonly queueByTtl = new Map<number, number>();
   private freeSlots: number[] = [];
   private nextSlot = 0;
-  private sweepCursor: Iterator<[string, number]> | undefined;
-  /**
-   * The second in which the sweep last finished a pass over every counter. Counters expire on
-   * whole seconds, so until the clock moves on there is nothing new to sweep; with few
-   * counters this spares every call but the first of a second the iterator work.
-   */
-  private sweptAt = -1;
+  private bytes = 0;
+  private readonly reclaimTimer: NodeJS.Timeout;
 
   constructor(
     private readonly deps: StoreDeps,
-    private readonly options: MemoryStoreOptions = { maxCounters: DEFAULT_MEMORY_MAX_COUNTERS },
-  ) {}
+    private readonly options: MemoryStoreOptions = {
+      maxCounters: DEFAULT_MEMORY_MAX_COUNTERS,
+      maxBytes: DEFAULT_MEMORY_MAX_BYTES,
+    },
+  ) {
+    this.reclaimTimer = setInterval(
+      () => this.reclaimExpired(this.deps.now(), RECLAIM_PER_TICK),
+      RECLAIM_TICK_MS,
+    ).unref();
+  }
 
   hit(hits: readonly CounterHit[], options: { stopIncrementWhenOverLimit: boolean }): Promise<number[]> {
     return Promise.resolve(this.hitNow(hits, options, this.deps.now()));
@@ -47,7 +81,7 @@ export class MemoryStore implements CounterStore {
     options: { stopIncrementWhenOverLimit: boolean },
     now: number,
   ): number[] {
-    if (now !== this.sweptAt) this.sweep(now, SWEEP_PER_CALL);
+    this.reclaimExpired(now, hits.length + RECLAIM_PER_CALL);
     const results = new Array<number>(hits.length);
     if (options.stopIncrementWhenOverLimit && this.anyWouldExceed(hits, now)) {
       // Rule 11: once one counter of the request is over, only the over counters advance.
@@ -69,6 +103,11 @@ export class MemoryStore implements CounterStore {
     return this.slots.size;
   }
 
+  /** The bytes the live counters are accounted at (keys, bookkeeping), bounded by maxBytes. */
+  get accountedBytes(): number {
+    return this.bytes;
+  }
+
   isHealthy(): boolean {
     return true;
   }
@@ -78,7 +117,10 @@ export class MemoryStore implements CounterStore {
   }
 
   close(): Promise<void> {
+    clearInterval(this.reclaimTimer);
     this.slots.clear();
+    this.keys = [];
+    this.bytes = 0;
     return Promise.resolve();
   }
 
@@ -96,67 +138,147 @@ export class MemoryStore implements CounterStore {
   private add(key: string, addend: number, ttlSeconds: number, now: number): number {
     let slot = this.slots.get(key);
     if (slot !== undefined && (this.expiries[slot] as number) <= now) {
-      this.release(key, slot);
+      this.release(slot);
       slot = undefined;
     }
     if (slot === undefined) {
-      slot = this.allocate(key, now);
-      this.counts[slot] = 0;
-      // The key holds its window start, so it is never used after its window: no refresh needed.
-      this.expiries[slot] = now + ttlSeconds;
+      slot = this.allocate(key, ttlSeconds, now);
+    } else if (slot !== this.mostRecent) {
+      this.unlinkRecent(slot);
+      this.linkMostRecent(slot);
     }
     const after = (this.counts[slot] as number) + addend;
     this.counts[slot] = after;
     return after;
   }
 
-  private allocate(key: string, now: number): number {
-    if (this.slots.size >= this.options.maxCounters) this.makeRoom(now);
+  private allocate(key: string, ttlSeconds: number, now: number): number {
+    // Cache keys are concatenated ropes; a flat copy costs about 60 MB less per million keys.
+    const flat = flatten(key);
+    const cost = counterCost(flat);
+    while (
+      this.slots.size > 0 &&
+      (this.slots.size >= this.options.maxCounters || this.bytes + cost > this.options.maxBytes)
+    ) {
+      this.evictOne(now);
+    }
     let slot = this.freeSlots.pop();
     if (slot === undefined) {
       slot = this.nextSlot++;
       if (slot >= this.counts.length) this.grow();
     }
-    // Cache keys are concatenated ropes; a flat copy costs about 60 MB less per million keys.
-    this.slots.set(flatten(key), slot);
+    this.slots.set(flat, slot);
+    this.keys[slot] = flat;
+    this.costs[slot] = cost;
+    this.bytes += cost;
+    this.counts[slot] = 0;
+    // The key holds its window start, so it is never used after its window: no refresh needed.
+    this.expiries[slot] = now + ttlSeconds;
+    this.linkMostRecent(slot);
+    this.enqueue(slot, ttlSeconds);
     return slot;
   }
 
-  private makeRoom(now: number): void {
-    this.sweep(now, SWEEP_WHEN_FULL);
-    if (this.slots.size < this.options.maxCounters) return;
-    const oldest = this.slots.entries().next();
-    if (oldest.done) return;
-    this.release(oldest.value[0], oldest.value[1]);
+  /** Makes room for one counter: an expired one if there is any, else the least recently used. */
+  private evictOne(now: number): void {
+    const expired = this.nextExpired(now);
+    if (expired !== NONE) {
+      this.release(expired);
+      return;
+    }
+    this.release(this.leastRecent);
     this.deps.stats.inc('ratelimit.memory.evictions');
   }
 
-  private grow(): void {
-    const counts = new Float64Array(this.counts.length * 2);
-    counts.set(this.counts);
-    const expiries = new Uint32Array(this.expiries.length * 2);
-    expiries.set(this.expiries);
-    this.counts = counts;
-    this.expiries = expiries;
+  /** Releases up to `budget` expired counters, oldest expiry first. */
+  private reclaimExpired(now: number, budget: number): void {
+    for (let released = 0; released < budget; released++) {
+      const slot = this.nextExpired(now);
+      if (slot === NONE) return;
+      this.release(slot);
+    }
   }
 
-  private release(key: string, slot: number): void {
-    this.slots.delete(key);
+  private nextExpired(now: number): number {
+    for (const queue of this.queues) {
+      if (queue.front !== NONE && (this.expiries[queue.front] as number) <= now) return queue.front;
+    }
+    return NONE;
+  }
+
+  private release(slot: number): void {
+    this.slots.delete(this.keys[slot] as string);
+    this.keys[slot] = '';
+    this.bytes -= this.costs[slot] as number;
+    this.unlinkRecent(slot);
+    this.dequeue(slot);
     this.freeSlots.push(slot);
   }
 
-  /** Checks up to `budget` counters, continuing where the last sweep stopped. */
-  private sweep(now: number, budget: number): void {
-    for (let checked = 0; checked < budget && this.slots.size > 0; checked++) {
-      this.sweepCursor ??= this.slots.entries();
-      const next = this.sweepCursor.next();
-      if (next.done) {
-        this.sweepCursor = undefined;
-        this.sweptAt = now;
-        continue;
-      }
-      const [key, slot] = next.value;
-      if ((this.expiries[slot] as number) <= now) this.release(key, slot);
-    }
+  private linkMostRecent(slot: number): void {
+    this.recentPrev[slot] = NONE;
+    this.recentNext[slot] = this.mostRecent;
+    if (this.mostRecent !== NONE) this.recentPrev[this.mostRecent] = slot;
+    else this.leastRecent = slot;
+    this.mostRecent = slot;
   }
+
+  private unlinkRecent(slot: number): void {
+    const prev = this.recentPrev[slot] as number;
+    const next = this.recentNext[slot] as number;
+    if (prev !== NONE) this.recentNext[prev] = next;
+    else this.mostRecent = next;
+    if (next !== NONE) this.recentPrev[next] = prev;
+    else this.leastRecent = prev;
+  }
+
+  private enqueue(slot: number, ttl: number): void {
+    let index = this.queueByTtl.get(ttl);
+    if (index === undefined) {
+      index = this.queues.length;
+      this.queues.push({ ttl, front: NONE, back: NONE });
+      this.queueByTtl.set(ttl, index);
+    }
+    const queue = this.queues[index] as { front: number; back: number };
+    this.queueOf[slot] = index;
+    this.queueNext[slot] = NONE;
+    this.queuePrev[slot] = queue.back;
+    if (queue.back !== NONE) this.queueNext[queue.back] = slot;
+    else queue.front = slot;
+    queue.back = slot;
+  }
+
+  private dequeue(slot: number): void {
+    const queue = this.queues[this.queueOf[slot] as number] as { front: number; back: number };
+    const prev = this.queuePrev[slot] as number;
+    const next = this.queueNext[slot] as number;
+    if (prev !== NONE) this.queueNext[prev] = next;
+    else queue.front = next;
+    if (next !== NONE) this.queuePrev[next] = prev;
+    else queue.back = prev;
+  }
+
+  private grow(): void {
+    const size = this.counts.length * 2;
+    this.counts = grown(this.counts, new Float64Array(size));
+    this.expiries = grown(this.expiries, new Uint32Array(size));
+    this.costs = grown(this.costs, new Uint32Array(size));
+    this.recentPrev = grown(this.recentPrev, new Int32Array(size));
+    this.recentNext = grown(this.recentNext, new Int32Array(size));
+    this.queueOf = grown(this.queueOf, new Int32Array(size));
+    this.queuePrev = grown(this.queuePrev, new Int32Array(size));
+    this.queueNext = grown(this.queueNext, new Int32Array(size));
+  }
+}
+
+function grown<T extends Float64Array | Uint32Array | Int32Array>(from: T, to: T): T {
+  to.set(from as never);
+  return to;
+}
+
+/** V8 stores a string with only Latin-1 characters at one byte each, any other at two. */
+const TWO_BYTE = /[\u0100-\uffff]/;
+
+function counterCost(key: string): number {
+  return COUNTER_OVERHEAD_BYTES + (TWO_BYTE.test(key) ? 2 : 1) * key.length;
 }
