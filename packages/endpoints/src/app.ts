@@ -1,10 +1,16 @@
 import type { RequestListener } from 'node:http';
-import { loadPrefix } from './discovery/load.js';
-import { resolvePrefix } from './discovery/prefix.js';
+import { Controller } from './controller.js';
+import { discover } from './discovery/discover.js';
+import type { SkippedEntry } from './discovery/report.js';
 import { Dispatcher } from './dispatch.js';
+import { EndpointsError } from './errors.js';
 import { type FetchHandler, fetchInterface } from './interfaces/fetch.js';
 import { nodeInterface } from './interfaces/node.js';
-import { finalize, mergeTrees, RouteNode } from './routing/tree.js';
+import { type OpenApiDocument, type OpenApiOptions, openapiDocument } from './openapi/document.js';
+import { listRoutes, type Route } from './routes/list.js';
+import { formatRouteTable, type RouteTable, routeTable } from './routes/table.js';
+import { classHandlers } from './routing/handler.js';
+import { finalize, type RouteNode } from './routing/tree.js';
 import { type AppOptions, resolveSettings, type Settings } from './settings.js';
 
 /** An application: one routing tree, served through either interface. */
@@ -18,20 +24,71 @@ export interface App {
   readonly settings: Settings;
   /** The routing tree, built once at startup. */
   readonly routes: RouteNode;
+  /** Files and exports under the prefixes that were not mounted, with the reason. */
+  readonly skipped: readonly SkippedEntry[];
+  /** The OpenAPI 3.1 document of every route (the served document itself excluded). */
+  openapi(options?: OpenApiOptions): OpenApiDocument;
+  /** Every route and everything not mounted, as `endpoints routes` prints it. */
+  routeTable(): RouteTable;
+}
+
+/**
+ * Serves `document` at `path` through the ordinary pipeline, so it answers like any controller (and
+ * other methods get 501). A controller already on that path is a startup error.
+ */
+function mountDocument(root: RouteNode, path: string, document: OpenApiDocument): void {
+  const segments = path.split('/').filter(Boolean);
+  if (segments.length === 0) {
+    throw new EndpointsError('INVALID_OPTION', `openapi.path must name a path below /, got '${path}'`);
+  }
+  class OpenApiDocumentController extends Controller {
+    GET() {
+      return document;
+    }
+  }
+  let node = root;
+  for (const segment of segments) node = node.child(segment);
+  const origin = { file: '(openapi option)', exportName: 'OpenApiDocument' };
+  node.attach(classHandlers(OpenApiDocumentController, origin.exportName, origin.file, undefined), origin);
+  finalize(root);
 }
 
 /**
  * Builds an application: resolves the prefixes, imports every controller module under them once
  * (an import error fails here, naming the file), and merges their trees, the later prefix winning.
+ * With `debug`, the route table is logged; with `openapi.path`, the document is served there.
  */
 export async function createApp(options: AppOptions = {}): Promise<App> {
   const settings = resolveSettings(options);
-  const prefixes = settings.prefixes.map((prefix) => resolvePrefix(prefix, settings.cwd));
-  const trees = await Promise.all(prefixes.map((prefix) => loadPrefix(prefix, settings.cwd)));
-  const routes = new RouteNode();
-  for (const tree of trees) mergeTrees(routes, tree);
-  finalize(routes);
-  const dispatcher = new Dispatcher(routes, settings);
+  const { root, report } = await discover(settings, { survey: false, details: settings.debug });
+  const applicationRoutes = listRoutes(root);
+  const openapi = (openapiOptions: OpenApiOptions = {}) =>
+    openapiDocument(applicationRoutes, { ...settings.openapi, ...openapiOptions }, settings.cwd);
+  const table = () => routeTable(applicationRoutes, report.skipped);
+  if (settings.openapi.path !== undefined) mountDocument(root, settings.openapi.path, openapi());
+  if (settings.debug) settings.log(formatRouteTable(table()).trimEnd());
+  const dispatcher = new Dispatcher(root, settings);
   const handle = nodeInterface(dispatcher);
-  return { fetch: fetchInterface(dispatcher), handle, listener: handle, settings, routes };
+  return {
+    fetch: fetchInterface(dispatcher),
+    handle,
+    listener: handle,
+    settings,
+    routes: root,
+    skipped: report.skipped,
+    openapi,
+    routeTable: table,
+  };
 }
+
+/**
+ * The route table without starting an application: import errors and duplicate routes are reported
+ * as skipped entries instead of failing, and classes a module declares but does not export are found.
+ */
+export async function surveyRoutes(options: AppOptions = {}): Promise<RouteTable> {
+  const settings = resolveSettings(options);
+  const { root, report } = await discover(settings, { survey: true, details: true });
+  return routeTable(listRoutes(root), report.skipped);
+}
+
+export type { Route };

@@ -1,7 +1,8 @@
-export { type App, createApp } from './app.js';
+export { type App, createApp, surveyRoutes } from './app.js';
 export type { Cast, CastTable } from './binding/casts.js';
 export { keepSignature } from './binding/signature.js';
 export { Controller, type ControllerClass } from './controller.js';
+export type { SkippedEntry, SkipReason } from './discovery/report.js';
 export {
   AccessDenied,
   type AccessDeniedOptions,
@@ -20,4 +21,7 @@ export { type BeforeHandler, runBefore } from './extras/decorate.js';
 export { errorBody } from './http/render.js';
 export { type BasicCredentials, EndpointRequest } from './http/request.js';
 export { EndpointResponse } from './http/response.js';
-export type { AppOptions, Settings } from './settings.js';
+export type { OpenApiDocument, OpenApiOptions } from './openapi/document.js';
+export type { ParameterRow, RouteRow, RouteTable } from './routes/table.js';
+export { annotate, type HandlerNotes } from './routing/annotations.js';
+export type { AppOptions, OpenApiSetting, Settings } from './settings.js';

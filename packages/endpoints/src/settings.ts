@@ -1,5 +1,12 @@
 import { delimiter } from 'node:path';
 import { EndpointsError } from './errors.js';
+import type { OpenApiOptions } from './openapi/document.js';
+
+/** `openapi` option of `createApp`: the document's `info` and `servers`, and where to serve it. */
+export interface OpenApiSetting extends OpenApiOptions {
+  /** Serve the document as JSON at this path (e.g. `/openapi.json`; `APP_OPENAPI`); not served when absent. */
+  path?: string;
+}
 
 /** Options of `createApp`. Every option also has an environment setting (see the README table). */
 export interface AppOptions {
@@ -9,7 +16,7 @@ export interface AppOptions {
   controller_prefix?: string | readonly string[];
   /** Directory relative prefixes are resolved against (default: `process.cwd()`). */
   cwd?: string;
-  /** Put stack traces in 500 bodies (default false; `APP_DEBUG=1`). */
+  /** Put stack traces in 500 bodies and log the route table at startup (default false; `APP_DEBUG=1`). */
   debug?: boolean;
   /** Largest request body in bytes; larger bodies get 413 (default 1 MiB; `APP_BODY_LIMIT`). */
   bodyLimit?: number;
@@ -17,8 +24,10 @@ export interface AppOptions {
   requestTimeout?: number;
   /** Answer HEAD with the GET handler when a class has no HEAD (default false, like the reference). */
   headFallback?: boolean;
-  /** Where failures (500s) are reported (default: stderr). */
+  /** Where failures (500s) are reported, and the route table under `debug` (default: stderr). */
   log?: (line: string) => void;
+  /** The OpenAPI document's `info`/`servers`, and the path to serve it at (`APP_OPENAPI`). */
+  openapi?: OpenApiSetting;
   /** Environment to read settings from (default: `process.env`). */
   env?: Record<string, string | undefined>;
 }
@@ -31,6 +40,7 @@ export interface Settings {
   readonly requestTimeout: number;
   readonly headFallback: boolean;
   readonly log: (line: string) => void;
+  readonly openapi: OpenApiSetting;
 }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -90,6 +100,17 @@ function flag(option: boolean | undefined, raw: string | undefined): boolean {
   return option ?? (raw !== undefined && ['1', 'true', 'yes', 'on'].includes(raw.toLowerCase()));
 }
 
+function openapiSetting(option: OpenApiSetting | undefined, raw: string | undefined): OpenApiSetting {
+  const path = option?.path ?? (raw === undefined || raw === '' ? undefined : raw);
+  if (path !== undefined && !path.startsWith('/')) {
+    throw new EndpointsError(
+      'INVALID_OPTION',
+      `openapi.path (APP_OPENAPI) must start with '/', got '${path}'`,
+    );
+  }
+  return path === undefined ? { ...option } : { ...option, path };
+}
+
 export function resolveSettings(options: AppOptions = {}): Settings {
   const env = options.env ?? process.env;
   return {
@@ -110,5 +131,6 @@ export function resolveSettings(options: AppOptions = {}): Settings {
     ),
     headFallback: options.headFallback ?? false,
     log: options.log ?? ((line) => process.stderr.write(`${line}\n`)),
+    openapi: openapiSetting(options.openapi, env.APP_OPENAPI),
   };
 }

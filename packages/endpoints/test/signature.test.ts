@@ -14,7 +14,7 @@ test('plain parameters are positional, required unless defaulted', () => {
   assert.deepEqual(read(handlers.GET), {
     positionals: [
       { name: 'one', required: true },
-      { name: 'two', required: false },
+      { name: 'two', required: false, default: null },
     ],
     rest: false,
     keywords: null,
@@ -36,7 +36,35 @@ test('a trailing destructured object declares keywords; its rest is **kwargs', (
       ['flag', false],
     ]),
     rest: true,
+    defaults: new Map([['flag', false]]),
   });
+});
+
+test('defaults written as JSON literals are kept for documentation; computed ones are not', () => {
+  const handlers = {
+    GET(
+      a = -1.5,
+      b = 'x',
+      c = [1, 'two', { three: true }],
+      d = undefined,
+      e = Date.now(),
+      { f = `plain`, g = { h: null }, i = /re/, j = 2n } = {},
+    ) {
+      return [a, b, c, d, e, f, g, i, j];
+    },
+  };
+  const signature = read(handlers.GET);
+  assert.deepEqual(
+    signature.positionals.map((param) => ('default' in param ? param.default : '(none)')),
+    [-1.5, 'x', [1, 'two', { three: true }], '(none)', '(none)'],
+  );
+  assert.deepEqual(
+    signature.keywords?.defaults,
+    new Map<string, unknown>([
+      ['f', 'plain'],
+      ['g', { h: null }],
+    ]),
+  );
 });
 
 test('a rest parameter is *args, and the keyword object may sit just before it', () => {

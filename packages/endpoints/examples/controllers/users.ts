@@ -17,6 +17,7 @@ const users = new Map<number, User>([
 export class Default extends Controller {
   static override types = { GET: { id: Number, limit: Number }, DELETE: { id: Number } };
 
+  /** Lists users, at most `limit` of them, or shows the one with the given id. */
   GET(id: number | undefined = undefined, { limit = 100 }: { limit?: number } = {}) {
     if (id === undefined) return [...users.values()].slice(0, limit);
     const user = users.get(id);
@@ -24,6 +25,7 @@ export class Default extends Controller {
     return user;
   }
 
+  /** Creates a user from a JSON or form body with a `name` field; answers 201 with a Location. */
   POST({ name }: { name: string }) {
     const id = Math.max(0, ...users.keys()) + 1;
     const user = { id, name };
@@ -33,6 +35,7 @@ export class Default extends Controller {
     return user;
   }
 
+  /** Removes a user; answers 204, or 404 when there is no such user. */
   DELETE(id: number) {
     if (!users.delete(id)) throw new CallError(404, `user ${id} does not exist`);
   }

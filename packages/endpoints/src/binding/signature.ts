@@ -20,6 +20,8 @@ export interface PositionalParam {
   /** null for a destructured positional, which no keyword can fill. */
   readonly name: string | null;
   readonly required: boolean;
+  /** The default when it is written as a JSON literal (`limit = 100`), for documentation. */
+  readonly default?: unknown;
 }
 
 export interface KeywordParam {
@@ -29,6 +31,8 @@ export interface KeywordParam {
   readonly names: ReadonlyMap<string, boolean>;
   /** Whether unknown keywords are collected (`...rest` in the object). */
   readonly rest: boolean;
+  /** Defaults written as JSON literals (`{ limit = 100 }`), for documentation. */
+  readonly defaults: ReadonlyMap<string, unknown>;
 }
 
 /** Any function: handlers and wrappers of any shape. */
@@ -42,13 +46,20 @@ export function keepSignature<T extends object>(wrapper: T, original: AnyFunctio
   return wrapper;
 }
 
-function unwrap(fn: AnyFunction): AnyFunction {
-  let current = fn;
-  for (;;) {
-    const inner = (current as unknown as Record<symbol, AnyFunction | undefined>)[ORIGINAL_HANDLER];
-    if (!inner) return current;
-    current = inner;
+/** `fn`, then each function it stands for (see `keepSignature`), outermost first. */
+export function* wrapperChain(fn: AnyFunction): Generator<AnyFunction> {
+  let current: AnyFunction | undefined = fn;
+  while (current) {
+    yield current;
+    current = (current as unknown as Record<symbol, AnyFunction | undefined>)[ORIGINAL_HANDLER];
   }
+}
+
+/** The original handler behind any wrappers. */
+export function unwrap(fn: AnyFunction): AnyFunction {
+  let original = fn;
+  for (const inner of wrapperChain(fn)) original = inner;
+  return original;
 }
 
 /** Reads the parameter list of `fn`; `label` (e.g. `Foo.GET in users.ts`) names it in errors. */
@@ -122,7 +133,11 @@ function describe(params: Pattern[], label: string): Signature {
   const positionals: PositionalParam[] = params.slice(0, positionalEnd).map((param) => {
     if (param.type === 'Identifier') return { name: param.name, required: true };
     if (param.type === 'AssignmentPattern') {
-      return { name: param.left.type === 'Identifier' ? param.left.name : null, required: false };
+      const name = param.left.type === 'Identifier' ? param.left.name : null;
+      const literal = literalValue(param.right);
+      return literal === NOT_LITERAL
+        ? { name, required: false }
+        : { name, required: false, default: literal };
     }
     return { name: null, required: true };
   });
@@ -130,6 +145,7 @@ function describe(params: Pattern[], label: string): Signature {
   let keywords: KeywordParam | null = null;
   if (keywordPattern) {
     const names = new Map<string, boolean>();
+    const defaults = new Map<string, unknown>();
     let kwrest = false;
     for (const property of keywordPattern.properties) {
       if (property.type === 'RestElement') {
@@ -144,10 +160,57 @@ function describe(params: Pattern[], label: string): Signature {
         );
       }
       names.set(key, property.value.type !== 'AssignmentPattern');
+      if (property.value.type === 'AssignmentPattern') {
+        const literal = literalValue(property.value.right);
+        if (literal !== NOT_LITERAL) defaults.set(key, literal);
+      }
     }
-    keywords = { index: keywordIndex, names, rest: kwrest };
+    keywords = { index: keywordIndex, names, rest: kwrest, defaults };
   }
   return { positionals, rest, keywords };
+}
+
+const NOT_LITERAL = Symbol('not a literal');
+
+/**
+ * The value of a default written as JSON (a string, number, boolean, null, or an array or object of
+ * those); `undefined` and anything computed are not documented defaults.
+ */
+function literalValue(node: Node): unknown {
+  const any = node as unknown as Record<string, unknown> & { type: string };
+  switch (any.type) {
+    case 'Literal':
+      return any.regex || typeof any.value === 'bigint' ? NOT_LITERAL : any.value;
+    case 'UnaryExpression': {
+      const inner = literalValue(any.argument as Node);
+      return any.operator === '-' && typeof inner === 'number' ? -inner : NOT_LITERAL;
+    }
+    case 'TemplateLiteral': {
+      const quasis = any.quasis as { value: { cooked: string } }[];
+      return (any.expressions as unknown[]).length === 0 ? quasis[0]?.value.cooked : NOT_LITERAL;
+    }
+    case 'ArrayExpression': {
+      const items = (any.elements as (Node | null)[]).map((item) =>
+        item ? literalValue(item) : NOT_LITERAL,
+      );
+      return items.includes(NOT_LITERAL) ? NOT_LITERAL : items;
+    }
+    case 'ObjectExpression': {
+      const result: Record<string, unknown> = {};
+      for (const property of any.properties as Record<string, unknown>[]) {
+        const key =
+          property.type === 'Property'
+            ? propertyKey(property.key as Node, property.computed as boolean)
+            : null;
+        const value = key === null ? NOT_LITERAL : literalValue(property.value as Node);
+        if (value === NOT_LITERAL) return NOT_LITERAL;
+        result[key as string] = value;
+      }
+      return result;
+    }
+    default:
+      return NOT_LITERAL;
+  }
 }
 
 function objectPattern(param: Pattern) {

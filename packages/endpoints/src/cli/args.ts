@@ -8,19 +8,23 @@ export interface CliOptions {
   readonly port: number;
   readonly reload: boolean;
   readonly debug: boolean;
+  /** Path to serve the OpenAPI document at, if any. */
+  readonly openapi: string | undefined;
   /** Compiled JS only: no TypeScript loader is registered. */
   readonly production: boolean;
   readonly help: boolean;
 }
 
-export const USAGE = `Usage: endpoints [--prefix <dir|package>]... [--host <host>:<port>] [--reload] [--debug] [--production]
+export const USAGE = `Usage: endpoints [--prefix <dir|package>]... [--host <host>:<port>] [--reload] [--debug] [--openapi <path>] [--production]
+       endpoints openapi|routes --help   (the OpenAPI document; the route table)
 
   -P, --prefix <path>   controller prefix: a directory, module file or package specifier (repeatable,
                         alias --controller-prefix;
                         default: APP_PREFIX, or its alias ENDPOINTS_PREFIX)
   -H, --host <h:p>      address to listen on (default 127.0.0.1:8000); port 0 picks a free port
       --reload          restart when a file under a prefix changes
-      --debug           stack traces in 500 bodies
+      --debug           stack traces in 500 bodies; the route table at startup
+      --openapi <path>  serve the OpenAPI document at this path (e.g. /openapi.json)
       --production      load compiled JavaScript only (also NODE_ENV=production)
   -h, --help            this text`;
 
@@ -58,6 +62,7 @@ export function parseCliArgs(argv: readonly string[], env: Record<string, string
     port,
     reload: values.reload ?? false,
     debug: values.debug ?? false,
+    openapi: values.openapi,
     production: (values.production ?? false) || env.NODE_ENV === 'production',
     help: values.help ?? false,
   };
@@ -74,6 +79,7 @@ function parse(argv: readonly string[]) {
       host: { type: 'string', short: 'H' },
       reload: { type: 'boolean' },
       debug: { type: 'boolean' },
+      openapi: { type: 'string' },
       production: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },

@@ -1,5 +1,6 @@
 import { EndpointsError } from '../errors.js';
 import { type CliOptions, parseCliArgs, USAGE } from './args.js';
+import { isInspectCommand, runInspect } from './inspect.js';
 import { superviseWithReload } from './reload.js';
 import { serve } from './serve.js';
 
@@ -12,13 +13,19 @@ function hasTypeScriptLoader(): boolean {
 }
 
 /** Development runs TypeScript controllers through tsx; production loads compiled JavaScript only. */
-async function prepareLoader(options: CliOptions): Promise<void> {
+async function prepareLoader(options: Pick<CliOptions, 'production'>): Promise<void> {
   if (options.production || hasTypeScriptLoader()) return;
   const { register } = await import('tsx/esm/api');
   register();
 }
 
 async function run(argv: readonly string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  if (isInspectCommand(command)) {
+    await prepareLoader({ production: process.env.NODE_ENV === 'production' });
+    await runInspect(command, rest);
+    return;
+  }
   const options = parseCliArgs(argv, process.env);
   if (options.help) {
     process.stdout.write(`${USAGE}\n`);

@@ -8,6 +8,7 @@ export async function serve(options: CliOptions): Promise<Server> {
   const app = await createApp({
     ...(options.prefixes.length > 0 ? { controllerPrefix: options.prefixes } : {}),
     debug: options.debug,
+    ...(options.openapi !== undefined ? { openapi: { path: options.openapi } } : {}),
   });
   const server = createServer(app.listener);
   await new Promise<void>((resolve, reject) => {

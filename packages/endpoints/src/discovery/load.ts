@@ -7,7 +7,9 @@ import { classSegment, isPrivateClassName, segmentExtension } from '../naming.js
 import { classHandlers } from '../routing/handler.js';
 import { RouteNode } from '../routing/tree.js';
 import type { ResolvedPrefix } from './prefix.js';
+import type { DiscoveryReport } from './report.js';
 import { type ModuleFile, scanPrefix } from './scan.js';
+import { declaredClasses } from './source.js';
 
 async function importModule(module: ModuleFile): Promise<Record<string, unknown>> {
   try {
@@ -25,39 +27,127 @@ async function importModule(module: ModuleFile): Promise<Record<string, unknown>
   }
 }
 
-/** Routable exports of a module: controller classes by export name (`default` counts as `Default`). */
-function routableClasses(namespace: Record<string, unknown>): [string, ControllerClass][] {
+/** Imports a module, or records the import error when surveying; null when it could not be imported. */
+async function importOrReport(
+  module: ModuleFile,
+  where: string,
+  report: DiscoveryReport,
+): Promise<Record<string, unknown> | null> {
+  try {
+    return await importModule(module);
+  } catch (error) {
+    const cause = (error as Error).cause as Error | undefined;
+    const detail = cause?.message ?? (error as Error).message;
+    report.fail({ file: where, reason: 'import error', detail }, error as EndpointsError);
+    return null;
+  }
+}
+
+function isClass(value: unknown): value is abstract new (...args: never) => unknown {
+  return typeof value === 'function' && /^class\b/.test(Function.prototype.toString.call(value));
+}
+
+/**
+ * Routable exports of a module: controller classes by export name (`default` counts as `Default`).
+ * Exported classes that are private or not controllers go to the report.
+ */
+function routableClasses(
+  namespace: Record<string, unknown>,
+  where: string,
+  report: DiscoveryReport,
+): [string, ControllerClass][] {
   const classes: [string, ControllerClass][] = [];
   for (const [exported, value] of Object.entries(namespace)) {
-    if (!isControllerClass(value)) continue;
     const name = exported === 'default' ? 'Default' : exported;
-    if (isPrivateClassName(name) || (Object.hasOwn(value, 'private') && value.private === true)) continue;
+    if (!isControllerClass(value)) {
+      if (isClass(value)) {
+        report.skip({
+          file: where,
+          name,
+          reason: 'not a Controller subclass',
+          detail: 'an exported class that does not extend Controller',
+        });
+      }
+      continue;
+    }
     // `export default class Default` is exported twice under one name; mount it once.
     if (classes.some(([seen, Class]) => seen === name && Class === value)) continue;
+    if (isPrivateClassName(name)) {
+      const detail = name.startsWith('_')
+        ? `names starting with '_' are private`
+        : `names ending in 'Controller' are private`;
+      report.skip({ file: where, name, reason: 'private name', detail });
+      continue;
+    }
+    if (Object.hasOwn(value, 'private') && value.private === true) {
+      report.skip({ file: where, name, reason: 'private name', detail: 'static private = true' });
+      continue;
+    }
     classes.push([name, value]);
   }
   return classes;
 }
 
-/** Imports every module under one prefix and builds its routing tree. */
-export async function loadPrefix(prefix: ResolvedPrefix, cwd: string): Promise<RouteNode> {
-  const modules = scanPrefix(prefix);
-  const namespaces = await Promise.all(modules.map(importModule));
+/** Classes a module's source declares with `extends` that it does not export, for the report. */
+function reportUnexported(
+  module: ModuleFile,
+  namespace: Record<string, unknown>,
+  where: string,
+  report: DiscoveryReport,
+) {
+  const exported = new Set<string>(Object.keys(namespace));
+  for (const value of Object.values(namespace)) if (typeof value === 'function') exported.add(value.name);
+  for (const name of declaredClasses(module.file)) {
+    if (exported.has(name)) continue;
+    report.skip({
+      file: where,
+      name,
+      reason: 'not exported',
+      detail: 'a class the module declares but does not export',
+    });
+  }
+}
+
+/**
+ * Imports every module under one prefix and builds its routing tree. With `details`, the report also
+ * names classes a module declares without exporting (that reads each module's source).
+ */
+export async function loadPrefix(
+  prefix: ResolvedPrefix,
+  cwd: string,
+  report: DiscoveryReport,
+  details: boolean,
+): Promise<RouteNode> {
+  const relativeTo = (file: string) => relative(cwd, file) || file;
+  const modules = scanPrefix(prefix, report, cwd);
+  const namespaces = await Promise.all(
+    modules.map((module) => importOrReport(module, relativeTo(module.file), report)),
+  );
   const root = new RouteNode();
   modules.forEach((module, index) => {
+    const namespace = namespaces[index];
+    if (!namespace) return;
     let node = root;
     for (const segment of module.segments) node = node.child(segment);
-    const where = relative(cwd, module.file) || module.file;
-    for (const [name, Class] of routableClasses(namespaces[index] as Record<string, unknown>)) {
-      const source = `${where}#${name}`;
-      if (name === 'Default') {
-        node.attach(classHandlers(Class, name, where, undefined), source);
-        continue;
+    const where = relativeTo(module.file);
+    if (details) reportUnexported(module, namespace, where, report);
+    for (const [name, Class] of routableClasses(namespace, where, report)) {
+      const origin = { file: where, exportName: name };
+      let target = node;
+      let mediaType: string | undefined;
+      if (name !== 'Default') {
+        const segment = classSegment(name);
+        const extension = segmentExtension(segment);
+        mediaType = extension ? mediaTypeForExtension(extension) : undefined;
+        target = node.child(segment);
       }
-      const segment = classSegment(name);
-      const extension = segmentExtension(segment);
-      const mediaType = extension ? mediaTypeForExtension(extension) : undefined;
-      node.child(segment).attach(classHandlers(Class, name, where, mediaType), source);
+      const handlers = classHandlers(Class, name, where, mediaType);
+      try {
+        target.attach(handlers, origin);
+      } catch (error) {
+        const detail = `same path as ${target.source}`;
+        report.fail({ file: where, name, reason: 'duplicate route', detail }, error as EndpointsError);
+      }
     }
   });
   return root;

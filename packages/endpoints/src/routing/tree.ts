@@ -2,6 +2,12 @@ import { EndpointsError } from '../errors.js';
 import { segmentVariations } from '../naming.js';
 import type { Handler } from './handler.js';
 
+/** Where a node's handlers come from: a module file (relative to the working directory) and an export. */
+export interface RouteOrigin {
+  readonly file: string;
+  readonly exportName: string;
+}
+
 /**
  * A node of the routing tree: a module, a package or a class. Built once at startup; a request walks
  * it with one Map lookup per segment.
@@ -14,6 +20,7 @@ export class RouteNode {
   handlers: Map<string, Handler> | null = null;
   /** Where the handlers came from (`users.ts#Default`), for conflict messages. */
   source = '';
+  origin: RouteOrigin | null = null;
   /** `Allow` header value for 501 answers: the node's methods, sorted. */
   allow = '';
   /** Segments from the root to this node, so a walk knows how many it consumed without allocating. */
@@ -29,7 +36,8 @@ export class RouteNode {
   }
 
   /** Attaches a class's handlers; two sources for one path within a prefix is a startup error. */
-  attach(handlers: Map<string, Handler>, source: string): void {
+  attach(handlers: Map<string, Handler>, origin: RouteOrigin): void {
+    const source = `${origin.file}#${origin.exportName}`;
     if (this.handlers) {
       throw new EndpointsError(
         'DUPLICATE_ROUTE',
@@ -38,16 +46,26 @@ export class RouteNode {
     }
     this.handlers = handlers;
     this.source = source;
+    this.origin = origin;
   }
 }
 
-/** Overlays `later` on `earlier`: where both define handlers for a path, the later prefix wins. */
-export function mergeTrees(earlier: RouteNode, later: RouteNode): void {
+/**
+ * Overlays `later` on `earlier`: where both define handlers for a path, the later prefix wins;
+ * `shadowed` hears of each route given up that way.
+ */
+export function mergeTrees(
+  earlier: RouteNode,
+  later: RouteNode,
+  shadowed: (lost: RouteOrigin, winner: RouteOrigin) => void = () => {},
+): void {
   if (later.handlers) {
+    if (earlier.origin && later.origin) shadowed(earlier.origin, later.origin);
     earlier.handlers = later.handlers;
     earlier.source = later.source;
+    earlier.origin = later.origin;
   }
-  for (const [segment, child] of later.children) mergeTrees(earlier.child(segment), child);
+  for (const [segment, child] of later.children) mergeTrees(earlier.child(segment), child, shadowed);
 }
 
 /** Fills the spelling lookups, depths and `Allow` values once the tree is complete. */

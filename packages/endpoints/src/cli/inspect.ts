@@ -1,0 +1,82 @@
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createApp, surveyRoutes } from '../app.js';
+import { EndpointsError } from '../errors.js';
+import { formatRouteTable } from '../routes/table.js';
+
+export const INSPECT_USAGE = `Usage: endpoints openapi [--prefix <dir|package>]... [--out <file>] [--title <t>] [--api-version <v>] [--server <url>]...
+       endpoints routes [--prefix <dir|package>]... [--json]
+
+  openapi               print (or write with --out) the OpenAPI 3.1 document of the controllers
+  routes                print every route (method, path, class, file, parameters) and every file or
+                        export under the prefixes that was not mounted, with the reason
+  -P, --prefix <path>   controller prefix, repeatable (default: APP_PREFIX, or ENDPOINTS_PREFIX)
+      --out <file>      openapi: write the document to this file instead of standard output
+      --title <t>       openapi: info.title (default endpoints)
+      --api-version <v> openapi: info.version (default 0.0.0)
+      --server <url>    openapi: a servers entry, repeatable (default /)
+      --json            routes: machine-readable output`;
+
+export type InspectCommand = 'openapi' | 'routes';
+
+export function isInspectCommand(word: string | undefined): word is InspectCommand {
+  return word === 'openapi' || word === 'routes';
+}
+
+function parse(command: InspectCommand, argv: readonly string[]) {
+  try {
+    return parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        prefix: { type: 'string', short: 'P', multiple: true },
+        'controller-prefix': { type: 'string', multiple: true },
+        ...(command === 'openapi'
+          ? {
+              out: { type: 'string' },
+              title: { type: 'string' },
+              'api-version': { type: 'string' },
+              server: { type: 'string', multiple: true },
+            }
+          : { json: { type: 'boolean' } }),
+        help: { type: 'boolean', short: 'h' },
+      },
+    }).values as Record<string, string | string[] | boolean | undefined>;
+  } catch (error) {
+    throw new EndpointsError('INVALID_ARGUMENT', `${(error as Error).message}\n\n${INSPECT_USAGE}`);
+  }
+}
+
+/**
+ * `endpoints openapi` and `endpoints routes`: load the controllers without serving them. `routes`
+ * surveys, so an import error or a duplicate route is listed instead of stopping the table.
+ */
+export async function runInspect(command: InspectCommand, argv: readonly string[]): Promise<void> {
+  const values = parse(command, argv);
+  if (values.help) {
+    process.stdout.write(`${INSPECT_USAGE}\n`);
+    return;
+  }
+  const prefixes = [
+    ...((values.prefix as string[]) ?? []),
+    ...((values['controller-prefix'] as string[]) ?? []),
+  ];
+  const appOptions = prefixes.length > 0 ? { controllerPrefix: prefixes } : {};
+  if (command === 'routes') {
+    const table = await surveyRoutes(appOptions);
+    process.stdout.write(values.json ? `${JSON.stringify(table, null, 2)}\n` : formatRouteTable(table));
+    return;
+  }
+  const app = await createApp(appOptions);
+  const servers = (values.server as string[] | undefined)?.map((url) => ({ url }));
+  const document = app.openapi({
+    ...(values.title !== undefined ? { title: values.title as string } : {}),
+    ...(values['api-version'] !== undefined ? { version: values['api-version'] as string } : {}),
+    ...(servers ? { servers } : {}),
+  });
+  const text = `${JSON.stringify(document, null, 2)}\n`;
+  if (typeof values.out === 'string') writeFileSync(resolve(values.out), text);
+  else process.stdout.write(text);
+}

@@ -1,0 +1,277 @@
+import { STATUS_CODES } from 'node:http';
+import { resolve } from 'node:path';
+import { readModuleNotes } from '../discovery/source.js';
+import { keywordPlace, type Route, type RouteParameter } from '../routes/list.js';
+import { handlerNotes } from '../routing/annotations.js';
+import { handlerOutcomes, type Outcomes } from './outcomes.js';
+import { castSchema, type JsonSchema, parameterSchema } from './schema.js';
+
+/** Options of `app.openapi()`, `createApp({ openapi })` and `endpoints openapi`. */
+export interface OpenApiOptions {
+  /** `info.title` (default `endpoints`). */
+  title?: string;
+  /** `info.version`, the version of the API (default `0.0.0`). */
+  version?: string;
+  /** `info.description` (default: a paragraph on the framework's conventions). */
+  description?: string;
+  /** `info.license`, e.g. `{ name: 'MIT', identifier: 'MIT' }` (default: none). */
+  license?: { name: string; identifier?: string; url?: string };
+  /** `servers` (default `[{ url: '/' }]`: the host that serves the document). */
+  servers?: readonly { url: string; description?: string }[];
+}
+
+export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, unknown>> };
+
+const DEFAULT_DESCRIPTION =
+  'Generated from the controllers by endpoints. Required positional arguments are path segments; ' +
+  'keywords are query parameters for GET, DELETE and HEAD, and a JSON or form body otherwise. ' +
+  'Every error body is a JSON string holding the message. A method that a path does not list ' +
+  'answers 501, with an Allow header naming the methods it has.';
+
+/** The HTTP methods OpenAPI 3.1 can describe; other verbs (PROPFIND, …) appear in the route table only. */
+const OPENAPI_METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE'];
+/** What `ANY` is documented as, besides the methods its class defines itself. */
+const ANY_AS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH'];
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Bad request: an unknown, duplicate or missing keyword, a failed cast or validation, or an unreadable body',
+  401: 'Authentication required; the WWW-Authenticate header names the scheme',
+  403: 'The Origin is not allowed (CORS)',
+  404: 'Not found: too many or too few positional arguments, or the handler said so',
+  413: 'The request body is larger than the limit',
+};
+
+const SECURITY_SCHEMES: Record<string, { name: string; scheme: JsonSchema }> = {
+  basic: { name: 'basicAuth', scheme: { type: 'http', scheme: 'basic' } },
+  bearer: { name: 'bearerAuth', scheme: { type: 'http', scheme: 'bearer' } },
+};
+
+const ERROR_REF = { $ref: '#/components/schemas/Error' };
+
+interface Docs {
+  readonly summary: string;
+  readonly description: string | undefined;
+  readonly classDoc: string | undefined;
+}
+
+/** The first paragraph, on one line; cut at its first sentence when it is long. */
+function summaryOf(doc: string): string {
+  const paragraph = (doc.split(/\n\s*\n/)[0] ?? '').replace(/\s+/g, ' ').trim();
+  if (paragraph.length <= 120) return paragraph;
+  const sentence = /^.+?[.!?](?=\s|$)/.exec(paragraph);
+  return sentence ? sentence[0] : paragraph;
+}
+
+function docsOf(route: Route, method: string, cwd: string): Docs {
+  const notes = readModuleNotes(resolve(cwd, route.file));
+  const className = route.handler.Class.name || route.exportName;
+  const classDoc = notes.classDocs.get(className);
+  const methodDoc = notes.methodDocs.get(`${className}.${route.method}`);
+  const doc = methodDoc ?? classDoc;
+  const summary = doc ? summaryOf(doc) : `${method} ${classPath(route)}`;
+  const parts: string[] = [];
+  if (methodDoc && methodDoc.replace(/\s+/g, ' ').trim() !== summary) parts.push(methodDoc);
+  if (route.rest)
+    parts.push('Further path segments are passed to the handler as extra positional arguments.');
+  return { summary, description: parts.length > 0 ? parts.join('\n\n') : undefined, classDoc };
+}
+
+const classPath = (route: Route) => `/${route.segments.join('/')}`;
+
+function words(text: string): string {
+  return text
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
+}
+
+function operationIdOf(method: string, route: Route, positionals: readonly RouteParameter[]): string {
+  const path = route.segments.map(words).join('') || 'Root';
+  const by = positionals.length > 0 ? `By${positionals.map((param) => words(param.name)).join('And')}` : '';
+  return `${method.toLowerCase()}${path}${by}`;
+}
+
+function errorResponse(status: number): JsonSchema {
+  const response: JsonSchema = {
+    description: ERROR_DESCRIPTIONS[status] ?? STATUS_CODES[status] ?? `Status ${status}`,
+    content: { 'application/json': { schema: ERROR_REF } },
+  };
+  if (status === 401) response.headers = { 'WWW-Authenticate': { schema: { type: 'string' } } };
+  return response;
+}
+
+function successResponse(status: number, mediaType: string | undefined): JsonSchema {
+  const description = STATUS_CODES[status] ?? `Status ${status}`;
+  if (status === 204 || status === 304) return { description };
+  if (status >= 300 && status < 400) {
+    return { description, headers: { Location: { schema: { type: 'string' } } } };
+  }
+  // Content keys are bare media types: `text/csv`, not `text/csv; charset=utf-8`.
+  const type = (mediaType ?? 'application/json').split(';')[0]?.trim() ?? 'application/json';
+  const schema = type === 'application/json' || type.endsWith('+json') ? {} : { type: 'string' };
+  return { description, content: { [type]: { schema } } };
+}
+
+/** A path item's operations in the order OpenAPI lists the methods (get, put, post, delete, …). */
+function inMethodOrder(item: Record<string, unknown>): Record<string, unknown> {
+  const rank = (method: string) => OPENAPI_METHODS.indexOf(method.toUpperCase());
+  return Object.fromEntries(Object.entries(item).sort(([a], [b]) => rank(a) - rank(b)));
+}
+
+/** The methods a route is documented under: its own, or for `ANY` the common ones its class lacks. */
+function documentedMethods(route: Route, classMethods: ReadonlySet<string>): string[] {
+  if (route.method === 'ANY') return ANY_AS.filter((method) => !classMethods.has(method));
+  return OPENAPI_METHODS.includes(route.method) ? [route.method] : [];
+}
+
+/**
+ * Builds the OpenAPI 3.1 document of a set of routes. Paths come from the class paths plus the
+ * positionals (each optional positional adds a longer path); keywords become query parameters or a
+ * request body; types come from `static types`; summaries from doc comments; responses from the
+ * framework's status table and the handler's own code.
+ */
+export function openapiDocument(
+  routes: readonly Route[],
+  options: OpenApiOptions,
+  cwd: string,
+): OpenApiDocument {
+  const paths: Record<string, Record<string, unknown>> = {};
+  const schemas: Record<string, JsonSchema> = {
+    Error: { type: 'string', description: 'The error message; every error body is this JSON string.' },
+  };
+  const securitySchemes: Record<string, JsonSchema> = {};
+  const tags = new Map<string, string>();
+  const operationIds = new Set<string>();
+  const outcomes = new Map<Route['handler'], Outcomes>();
+  const methodsByClass = new Map<string, Set<string>>();
+  for (const route of routes) {
+    const key = classPath(route);
+    const methods = methodsByClass.get(key) ?? new Set<string>();
+    methods.add(route.method);
+    methodsByClass.set(key, methods);
+  }
+
+  for (const route of routes) {
+    const tag = classPath(route);
+    const handlerOutcome = outcomes.get(route.handler) ?? handlerOutcomes(route.handler.fn);
+    outcomes.set(route.handler, handlerOutcome);
+    const notes = handlerNotes(route.handler.fn);
+    const schemeNames = notes.flatMap((note) => {
+      const known = note.auth ? SECURITY_SCHEMES[note.auth] : undefined;
+      if (!known) return [];
+      securitySchemes[known.name] = known.scheme;
+      return [known.name];
+    });
+    const noteStatuses = notes.flatMap((note) => note.statuses ?? []);
+
+    for (const method of documentedMethods(route, methodsByClass.get(tag) ?? new Set())) {
+      const docs = docsOf(route, method, cwd);
+      if (!tags.has(tag)) tags.set(tag, docs.classDoc ?? `${route.exportName} in ${route.file}`);
+      for (let count = route.minPositionals; count <= route.positionals.length; count += 1) {
+        const positionals = route.positionals.slice(0, count);
+        const path = `/${[...route.segments, ...positionals.map((param) => `{${param.name}}`)].join('/')}`;
+        let operationId = operationIdOf(method, route, positionals);
+        for (let suffix = 2; operationIds.has(operationId); suffix += 1) {
+          operationId = `${operationIdOf(method, route, positionals)}${suffix}`;
+        }
+        operationIds.add(operationId);
+
+        const parameters: JsonSchema[] = positionals.map((param) => ({
+          name: param.name,
+          in: 'path',
+          required: true,
+          schema: castSchema(param.cast),
+        }));
+        let requestBody: JsonSchema | undefined;
+        if (keywordPlace(method) === 'query') {
+          for (const param of route.keywords) {
+            parameters.push({
+              name: param.name,
+              in: 'query',
+              required: param.required,
+              schema: parameterSchema(param),
+            });
+          }
+          if (route.keywordRest) {
+            parameters.push({
+              name: 'keywords',
+              in: 'query',
+              description: 'Any further keywords, which the handler collects',
+              style: 'form',
+              explode: true,
+              schema: { type: 'object', additionalProperties: { type: 'string' } },
+            });
+          }
+        } else if (route.keywords.length > 0 || route.keywordRest) {
+          const name = `${operationId.charAt(0).toUpperCase()}${operationId.slice(1)}Body`;
+          const required = route.keywords.filter((param) => param.required).map((param) => param.name);
+          schemas[name] = {
+            type: 'object',
+            properties: Object.fromEntries(
+              route.keywords.map((param) => [param.name, parameterSchema(param)]),
+            ),
+            ...(required.length > 0 ? { required } : {}),
+            additionalProperties: route.keywordRest,
+          };
+          const schema = { $ref: `#/components/schemas/${name}` };
+          requestBody = {
+            required: required.length > 0,
+            content: {
+              'application/json': { schema },
+              'application/x-www-form-urlencoded': { schema },
+              'multipart/form-data': { schema },
+            },
+          };
+        }
+
+        const responses: Record<string, JsonSchema> = {};
+        for (const status of handlerOutcome.success) {
+          responses[String(status)] = successResponse(status, route.handler.mediaType);
+        }
+        const errors = new Set([400, ...handlerOutcome.errors, ...noteStatuses]);
+        if (route.positionals.length > 0 || route.rest) errors.add(404);
+        if (route.handler.cors) errors.add(403);
+        if (requestBody) errors.add(413);
+        for (const status of [...errors].sort((a, b) => a - b))
+          responses[String(status)] = errorResponse(status);
+
+        const operation: JsonSchema = { operationId, summary: docs.summary };
+        if (docs.description) operation.description = docs.description;
+        operation.tags = [tag];
+        if (parameters.length > 0) operation.parameters = parameters;
+        if (requestBody) operation.requestBody = requestBody;
+        operation.responses = responses;
+        if (schemeNames.length > 0) operation.security = schemeNames.map((name) => ({ [name]: [] }));
+        const item = paths[path] ?? {};
+        item[method.toLowerCase()] = operation;
+        paths[path] = item;
+      }
+    }
+  }
+
+  const info: JsonSchema = {
+    title: options.title ?? 'endpoints',
+    version: options.version ?? '0.0.0',
+    description: options.description ?? DEFAULT_DESCRIPTION,
+  };
+  if (options.license) info.license = { ...options.license };
+  const servers = options.servers && options.servers.length > 0 ? options.servers : [{ url: '/' }];
+  const byKey = ([a]: [string, unknown], [b]: [string, unknown]) => a.localeCompare(b);
+  const components: JsonSchema = { schemas: Object.fromEntries(Object.entries(schemas).sort(byKey)) };
+  if (Object.keys(securitySchemes).length > 0) components.securitySchemes = securitySchemes;
+  return {
+    openapi: '3.1.0',
+    info,
+    servers: servers.map((server) => ({ ...server })),
+    // Operations without their own `security` need no authentication.
+    security: [],
+    tags: [...tags].sort(byKey).map(([name, description]) => ({ name, description })),
+    paths: Object.fromEntries(
+      Object.entries(paths)
+        .sort(byKey)
+        .map(([path, item]) => [path, inMethodOrder(item)]),
+    ),
+    components,
+  };
+}

@@ -1,0 +1,56 @@
+import type { StandardJSONSchemaV1 } from '@standard-schema/spec';
+import type { Cast } from '../binding/casts.js';
+import type { RouteParameter } from '../routes/list.js';
+
+export type JsonSchema = Record<string, unknown>;
+
+function hasJsonSchema(cast: unknown): cast is StandardJSONSchemaV1 {
+  const standard = (cast as { '~standard'?: { jsonSchema?: { input?: unknown } } } | null)?.['~standard'];
+  return typeof standard?.jsonSchema?.input === 'function';
+}
+
+/**
+ * The JSON Schema (2020-12, as OpenAPI 3.1 uses) of what a client sends for an argument with this
+ * cast: `Number`, `Boolean`, `String`, `[T]`, or a Standard Schema that can describe itself (zod 4
+ * can). Anything else (a custom function, a schema without JSON Schema output) is a string, which is
+ * what arrives before the cast runs.
+ */
+export function castSchema(cast: Cast | undefined): JsonSchema {
+  if (cast === undefined) return { type: 'string' };
+  if (Array.isArray(cast)) return { type: 'array', items: castSchema(cast[0] as Cast) };
+  if (cast === Number) return { type: 'number' };
+  if (cast === Boolean) return { type: 'boolean' };
+  if (cast === String) return { type: 'string' };
+  if (hasJsonSchema(cast)) {
+    try {
+      const { $schema: _dialect, ...schema } = cast['~standard'].jsonSchema.input({
+        target: 'draft-2020-12',
+      });
+      return schema;
+    } catch {
+      // The library cannot express this schema in JSON Schema: document what arrives on the wire.
+    }
+  }
+  return { type: 'string' };
+}
+
+/** A short type name for the route table: `number`, `string[]`, `"a" | "b"`, `object`. */
+export function schemaLabel(schema: JsonSchema): string {
+  if (Array.isArray(schema.enum)) return schema.enum.map((value) => JSON.stringify(value)).join(' | ');
+  if (schema.type === 'array') return `${schemaLabel((schema.items as JsonSchema | undefined) ?? {})}[]`;
+  if (typeof schema.type === 'string') return schema.type;
+  if (Array.isArray(schema.type)) return schema.type.join(' | ');
+  if (Array.isArray(schema.anyOf)) return (schema.anyOf as JsonSchema[]).map(schemaLabel).join(' | ');
+  return 'any';
+}
+
+/**
+ * The schema of a parameter with its default. Without a cast a value is a string, unless the default
+ * says otherwise (`options = { deep: true }` in a JSON body): then any type is documented.
+ */
+export function parameterSchema(param: RouteParameter): JsonSchema {
+  const schema = castSchema(param.cast);
+  if (!param.hasDefault || param.default === null) return schema;
+  if (param.cast === undefined && typeof param.default !== 'string') return { default: param.default };
+  return { ...schema, default: param.default };
+}
