@@ -9,8 +9,10 @@ import { type Clock, DatabaseSessionStore } from './auth/session-store.js';
 import { sessions } from './auth/sessions.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import { AllowedMethods } from './http/allowed-methods.js';
 import { acceptJsonBodiesOnly } from './http/body-parsers.js';
 import { apiDocs } from './http/docs.js';
+import { clientErrorHandler, rejectEncodedBodies, rejectLongUrls } from './http/framework-errors.js';
 import { problemErrorHandler, problemNotFoundHandler } from './http/problem.js';
 import { contractRoutes } from './http/routes.js';
 import { contractValidatorCompiler } from './http/validation.js';
@@ -40,14 +42,21 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
     genReqId: () => randomUUID(),
     // A caller-supplied request id is only trusted behind a proxy that sets it.
     requestIdHeader: config.trustProxy ? 'x-request-id' : false,
+    clientErrorHandler,
+    // Malformed paths and over-long path segments, which fail before routing.
+    frameworkErrors: problemErrorHandler,
   });
+  const allowedMethods = new AllowedMethods();
+  allowedMethods.attach(app);
   app.setValidatorCompiler(contractValidatorCompiler());
   acceptJsonBodiesOnly(app);
   app.setErrorHandler(problemErrorHandler);
-  app.setNotFoundHandler(problemNotFoundHandler);
+  app.setNotFoundHandler(problemNotFoundHandler(allowedMethods));
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  app.addHook('onRequest', rejectLongUrls);
+  app.addHook('preParsing', rejectEncodedBodies);
 
   // Every dependency is constructed here and handed to the part that needs it, as an option.
   const users = new UsersRepository(db, config.adminEmails);

@@ -1,5 +1,15 @@
 /** How a failure relates to the request; the HTTP layer maps each kind to a status code. */
-export type FailureKind = 'invalid' | 'unauthenticated' | 'forbidden' | 'not_found' | 'conflict';
+export type FailureKind =
+  | 'invalid'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'not_acceptable'
+  | 'conflict'
+  | 'precondition_failed'
+  | 'uri_too_long'
+  | 'unsupported_media_type';
 
 /** A failure the caller can act on: a stable code plus a message that says what to do. */
 export class AppError extends Error {

@@ -1,5 +1,6 @@
 import { accessMatrixSuite } from './suites/access.js';
 import { concurrencySuite } from './suites/concurrency.js';
+import { hostileInputSuite } from './suites/hostile-input.js';
 import { paginationSuite } from './suites/pagination.js';
 import { reservationLifecycleSuite } from './suites/reservations.js';
 import { sessionsAndCsrfSuite } from './suites/sessions.js';
@@ -11,3 +12,4 @@ paginationSuite('pglite');
 validationSuite('pglite');
 sessionsAndCsrfSuite('pglite');
 concurrencySuite('pglite');
+hostileInputSuite('pglite');

@@ -1,5 +1,6 @@
 import { accessMatrixSuite } from './suites/access.js';
 import { concurrencySuite } from './suites/concurrency.js';
+import { hostileInputSuite } from './suites/hostile-input.js';
 import { paginationSuite } from './suites/pagination.js';
 import { reservationLifecycleSuite } from './suites/reservations.js';
 import { sessionsAndCsrfSuite } from './suites/sessions.js';
@@ -13,3 +14,4 @@ paginationSuite('postgres', skip);
 validationSuite('postgres', skip);
 sessionsAndCsrfSuite('postgres', skip);
 concurrencySuite('postgres', skip);
+hostileInputSuite('postgres', skip);

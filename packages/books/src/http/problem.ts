@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type FailureKind } from '../errors.js';
+import type { AllowedMethods } from './allowed-methods.js';
+import { frameworkProblem } from './framework-errors.js';
 import type { Schemas } from './operations.js';
 
 /** The contract's problem details and per-field validation error (src/generated from openapi.yaml). */
@@ -11,7 +13,12 @@ const STATUS_BY_KIND: Record<FailureKind, number> = {
   unauthenticated: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
+  not_acceptable: 406,
   conflict: 409,
+  precondition_failed: 412,
+  uri_too_long: 414,
+  unsupported_media_type: 415,
 };
 
 const TITLES: Record<number, string> = {
@@ -21,9 +28,13 @@ const TITLES: Record<number, string> = {
   404: 'Not Found',
   405: 'Method Not Allowed',
   406: 'Not Acceptable',
+  408: 'Request Timeout',
   409: 'Conflict',
+  412: 'Precondition Failed',
   413: 'Content Too Large',
+  414: 'URI Too Long',
   415: 'Unsupported Media Type',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
 };
 
@@ -99,7 +110,8 @@ export function problemErrorHandler(error: FastifyError, request: FastifyRequest
   }
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) {
-    return sendProblem(request, reply, status, error.code ?? 'BAD_REQUEST', error.message);
+    const problem = frameworkProblem(error, status);
+    return sendProblem(request, reply, problem.status, problem.code, problem.detail);
   }
   request.log.error({ err: error }, 'request failed');
   return sendProblem(
@@ -111,12 +123,31 @@ export function problemErrorHandler(error: FastifyError, request: FastifyRequest
   );
 }
 
-export function problemNotFoundHandler(request: FastifyRequest, reply: FastifyReply) {
-  return sendProblem(
-    request,
-    reply,
-    404,
-    'ROUTE_NOT_FOUND',
-    `No route ${request.method} ${request.url.split('?')[0]}; see /swagger-ui.html for the API.`,
-  );
+/**
+ * Unknown routes: 405 with `Allow` when the path exists with other methods (an OPTIONS request gets
+ * 204 with `Allow`, as Spring MVC answers it), otherwise 404.
+ */
+export function problemNotFoundHandler(allowed: AllowedMethods) {
+  return function notFound(request: FastifyRequest, reply: FastifyReply) {
+    const path = request.url.split('?')[0] ?? request.url;
+    const methods = allowed.for(path);
+    if (methods.length > 0) {
+      reply.header('allow', methods.join(', '));
+      if (request.method === 'OPTIONS') return reply.code(204).send();
+      return sendProblem(
+        request,
+        reply,
+        405,
+        'METHOD_NOT_ALLOWED',
+        `${path} does not support ${request.method}; it supports ${methods.join(', ')}.`,
+      );
+    }
+    return sendProblem(
+      request,
+      reply,
+      404,
+      'ROUTE_NOT_FOUND',
+      `No route ${request.method} ${path}; see /swagger-ui.html for the API.`,
+    );
+  };
 }

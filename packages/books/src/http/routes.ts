@@ -2,6 +2,8 @@ import type { FastifyInstance, RouteHandlerMethod, RouteOptions } from 'fastify'
 import openapiGlue from 'fastify-openapi-glue';
 import { guardFor } from '../auth/guards.js';
 import { loadContract, securityByOperation } from './contract.js';
+import { canonicaliseUuids } from './identifiers.js';
+import { requireAcceptableResponse } from './negotiation.js';
 import type { OperationHandlers, OperationId } from './operations.js';
 
 /**
@@ -19,8 +21,11 @@ export async function contractRoutes(app: FastifyInstance, handlers: OperationHa
         throw new Error(`the contract's operation ${operationId} has no handler`);
       const handler = handlers[operationId as OperationId] as unknown as RouteHandlerMethod;
       const guard = guardFor(securityOf.get(operationId) ?? []);
-      // Glue fills in method, url and schema; these options only add the handler and the guard.
-      return (guard === undefined ? { handler } : { handler, onRequest: guard }) as RouteOptions;
+      const preValidation = [requireAcceptableResponse, canonicaliseUuids];
+      // Glue fills in method, url and schema; these options only add the handler and the hooks.
+      const options: Partial<RouteOptions> = { handler, preValidation };
+      if (guard !== undefined) options.onRequest = guard;
+      return options as RouteOptions;
     },
   });
 }
