@@ -34,8 +34,8 @@ export function hostileInputSuite(driver: Driver, skip: false | string = false) 
     before(async () => {
       service = await startTestService(driver);
       api = new ApiClient(service.url);
-      admin = await createTestSession(service.app, { role: 'ROLE_ADMIN' });
-      user = await createTestSession(service.app);
+      admin = await createTestSession(service, { role: 'ROLE_ADMIN' });
+      user = await createTestSession(service);
     });
     after(() => service?.close());
 
