@@ -3,8 +3,8 @@ import type { ApplyConfig, ConfigSource } from '../provider/provider.js';
 import { STAT } from '../stats/names.js';
 import type { StatStore } from '../stats/store.js';
 import { buildConfig } from './build.js';
-import { readConfigDocument } from './reader.js';
 import type { RateLimitConfig } from './tree.js';
+import { readConfigDocument } from './yaml-reader.js';
 
 /** Parses and validates a full set of sources into a config, or throws its ConfigError. */
 export function loadConfig(sources: readonly ConfigSource[], mergeDomains: boolean): RateLimitConfig {
