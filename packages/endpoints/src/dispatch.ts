@@ -1,18 +1,16 @@
 import { bindArguments, type Keywords } from './binding/bind.js';
-import { CallError, isCallError } from './errors.js';
-import { admitOrigin, answerPreflight } from './extras/cors.js';
-import { parseBody } from './http/body.js';
+import { CallError } from './errors.js';
+import { type BodyLimits, parseBody } from './http/body.js';
+import { RequestContext } from './http/context.js';
 import type { Exchange } from './http/exchange.js';
 import type { Outcome } from './http/outcome.js';
 import { parseSearch } from './http/query.js';
 import { renderError, renderValue, unsendable } from './http/render.js';
-import { EndpointRequest } from './http/request.js';
+import { NO_KEYWORDS } from './http/request.js';
 import { EndpointResponse } from './http/response.js';
 import type { Handler } from './routing/handler.js';
 import { type RouteNode, walk } from './routing/tree.js';
 import type { Settings } from './settings.js';
-
-const NO_KEYWORDS: Keywords = Object.freeze(Object.create(null));
 
 /**
  * Splits a raw path on `/`, drops empty segments (so `/foo/`, `//foo` and `/foo` are one path), and
@@ -46,51 +44,41 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 /**
- * The request pipeline shared by the Node and fetch interfaces: route, bind, call, render. It stays
- * synchronous for requests without a body whose handler returns a plain value, which is the hot path.
+ * The request's journey, shared by the Node and fetch interfaces: route, read the body, bind, call,
+ * render. One RequestContext carries the request's state throughout. The journey stays synchronous
+ * for requests without a body whose handler returns a plain value, which is the hot path.
  */
 export class Dispatcher {
   readonly #root: RouteNode;
   readonly #settings: Settings;
+  readonly #bodyLimits: BodyLimits;
 
   constructor(root: RouteNode, settings: Settings) {
     this.#root = root;
     this.#settings = settings;
+    this.#bodyLimits = {
+      positionals: settings.positionalLimit,
+      parts: settings.multipartParts,
+      fieldBytes: settings.multipartFieldLimit,
+    };
   }
 
   dispatch(exchange: Exchange): Outcome | Promise<Outcome> {
-    const target = exchange.target;
-    const query = target.indexOf('?');
-    const path = query === -1 ? target : target.slice(0, query);
-    const search = query === -1 ? '' : target.slice(query + 1);
-    const response = new EndpointResponse();
+    const context = new RequestContext(exchange);
+    const request = context.request;
     try {
-      const outcome = this.#route(exchange, path, search, response);
-      if (outcome instanceof Promise) return this.#bounded(outcome, exchange, path, response);
-      return outcome;
+      const segments = splitPath(request.path);
+      const node = walk(this.#root, segments);
+      const handler = this.#select(node, request.method);
+      if (handler === undefined) return this.#unrouted(node, segments.length > node.depth, context);
+      request.positionals = node.depth === 0 ? segments : segments.slice(node.depth);
+      if (request.search !== '') request.keywords = parseSearch(request.search);
+      if (exchange.hasBody()) return this.#settle(this.#withBody(handler, context), context);
+      const outcome = this.#call(handler, context);
+      return outcome instanceof Promise ? this.#settle(outcome, context) : outcome;
     } catch (error) {
-      return this.#fail(error, response, exchange, path);
+      return this.#fail(error, context);
     }
-  }
-
-  #route(exchange: Exchange, path: string, search: string, response: EndpointResponse) {
-    const segments = splitPath(path);
-    const node = walk(this.#root, segments);
-    const consumed = node.depth;
-    const handler = this.#select(node, exchange.method);
-    if (handler === undefined) return this.#unrouted(node, consumed < segments.length, exchange, path);
-    const positionals = consumed === 0 ? segments : segments.slice(consumed);
-    if (handler.cors) {
-      if (handler.preflight) {
-        answerPreflight(handler.cors, (name) => exchange.header(name), response);
-        return renderValue(undefined, response);
-      }
-      admitOrigin(handler.cors, exchange.header('origin'), response);
-    }
-    const keywords = search === '' ? null : parseSearch(search);
-    if (exchange.hasBody())
-      return this.#withBody(handler, exchange, path, search, positionals, keywords, response);
-    return this.#invoke(handler, exchange, path, search, positionals, keywords, undefined, response);
   }
 
   #select(node: RouteNode, method: string): Handler | undefined {
@@ -104,57 +92,41 @@ export class Dispatcher {
   }
 
   /** 404 when segments were left over, else 501 with an `Allow` header naming the class's methods. */
-  #unrouted(node: RouteNode, leftover: boolean, exchange: Exchange, path: string): never {
-    if (leftover) throw new CallError(404, `${exchange.method} ${path} not found`);
-    const headers = node.allow ? { allow: node.allow } : undefined;
-    throw new CallError(501, `${exchange.method} ${path} not implemented`, { headers });
+  #unrouted(node: RouteNode, leftover: boolean, context: RequestContext): Outcome {
+    const { method, path } = context.request;
+    const error = leftover
+      ? new CallError(404, `${method} ${path} not found`)
+      : new CallError(501, `${method} ${path} not implemented`, {
+          headers: node.allow ? { allow: node.allow } : undefined,
+        });
+    return renderError(error, context.response, false);
   }
 
-  async #withBody(
-    handler: Handler,
-    exchange: Exchange,
-    path: string,
-    search: string,
-    pathPositionals: string[],
-    queryKeywords: Keywords | null,
-    response: EndpointResponse,
-  ): Promise<Outcome> {
+  /** Reads and parses the body; its positionals follow the path's, its fields override the query's. */
+  async #withBody(handler: Handler, context: RequestContext): Promise<Outcome> {
+    const { exchange, request } = context;
     const bytes = await exchange.readBody(this.#settings.bodyLimit);
-    const body = await parseBody(bytes, exchange.header('content-type'));
-    const positionals =
-      body.positionals.length > 0 ? [...pathPositionals, ...body.positionals] : pathPositionals;
-    const keywords =
-      body.keywords === null
-        ? queryKeywords
-        : Object.assign(Object.create(null), queryKeywords, body.keywords);
-    return this.#invoke(handler, exchange, path, search, positionals, keywords, body.value, response);
-  }
-
-  #invoke(
-    handler: Handler,
-    exchange: Exchange,
-    path: string,
-    search: string,
-    positionals: unknown[],
-    keywords: Keywords | null,
-    body: unknown,
-    response: EndpointResponse,
-  ): Outcome | Promise<Outcome> {
-    const args = bindArguments(handler.plan, positionals, keywords);
-    const request = new EndpointRequest(exchange, path, search, positionals, keywords ?? NO_KEYWORDS, body);
-    if (args instanceof Promise) {
-      return args.then((bound) => this.#call(handler, request, response, bound));
+    const body = await parseBody(bytes, exchange.header('content-type'), this.#bodyLimits);
+    if (body.positionals.length > 0) request.positionals = request.positionals.concat(body.positionals);
+    if (body.keywords !== null) {
+      request.keywords = Object.assign(Object.create(null), request.keywords, body.keywords);
     }
-    return this.#call(handler, request, response, args);
+    request.body = body.value;
+    return this.#call(handler, context);
   }
 
-  #call(
-    handler: Handler,
-    request: EndpointRequest,
-    response: EndpointResponse,
-    args: unknown[],
-  ): Outcome | Promise<Outcome> {
-    const controller = new handler.Class(request, response);
+  /** Binds the arguments, then runs the handler on a fresh controller and renders its value. */
+  #call(handler: Handler, context: RequestContext): Outcome | Promise<Outcome> {
+    const request = context.request;
+    const keywords = request.keywords === NO_KEYWORDS ? null : (request.keywords as Keywords);
+    const args = bindArguments(handler.plan, request.positionals as unknown[], keywords);
+    if (args instanceof Promise) return args.then((bound) => this.#invoke(handler, context, bound));
+    return this.#invoke(handler, context, args);
+  }
+
+  #invoke(handler: Handler, context: RequestContext, args: unknown[]): Outcome | Promise<Outcome> {
+    const response = context.response;
+    const controller = new handler.Class(context.request, response);
     const result = handler.fn.apply(controller, args);
     if (isThenable(result)) {
       return Promise.resolve(result).then((value) => renderValue(value, response, handler.mediaType));
@@ -162,37 +134,40 @@ export class Dispatcher {
     return renderValue(result, response, handler.mediaType);
   }
 
-  /** Settles an asynchronous request, rendering failures, within the request timeout if one is set. */
-  #bounded(
-    pending: Promise<Outcome>,
-    exchange: Exchange,
-    path: string,
-    response: EndpointResponse,
-  ): Promise<Outcome> {
-    const settled = pending.catch((error: unknown) => this.#fail(error, response, exchange, path));
+  /**
+   * Settles an asynchronous request, rendering failures, within the request timeout if one is set.
+   * A body still arriving at the timeout is abandoned, so the connection closes after the 503.
+   */
+  #settle(pending: Promise<Outcome>, context: RequestContext): Promise<Outcome> {
+    const settled = pending.catch((error: unknown) => this.#fail(error, context));
     const limit = this.#settings.requestTimeout;
     if (limit === 0) return settled;
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<Outcome>((resolve) => {
       timer = setTimeout(() => {
-        const error = new CallError(503, `${exchange.method} ${path} did not finish within ${limit} ms`);
-        resolve(renderError(error, new EndpointResponse(), false));
+        const { method, path } = context.request;
+        const message = `${method} ${path} did not finish within ${limit} ms`;
+        context.exchange.abandonBody();
+        this.#settings.log(`endpoints: ${message}`);
+        resolve(renderError(new CallError(503, message), new EndpointResponse(), false));
       }, limit);
     });
     return Promise.race([settled, expired]).finally(() => clearTimeout(timer));
   }
 
-  #fail(error: unknown, response: EndpointResponse, exchange: Exchange, path: string): Outcome {
+  /** Renders a thrown value; any 5xx answer, a CallError's included, is logged with its stack. */
+  #fail(error: unknown, context: RequestContext): Outcome {
     let outcome: Outcome;
     try {
-      outcome = renderError(error, response, this.#settings.debug);
+      outcome = renderError(error, context.response, this.#settings.debug);
     } catch (renderFailure) {
       // A CallError body JSON cannot represent, say: report that rather than fail the request twice.
       outcome = unsendable(renderFailure);
     }
-    if (outcome.status >= 500 && !isCallError(error)) {
+    if (outcome.status >= 500) {
       const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-      this.#settings.log(`endpoints: ${exchange.method} ${path} failed: ${detail}`);
+      const { method, path } = context.request;
+      this.#settings.log(`endpoints: ${method} ${path} failed: ${detail}`);
     }
     return outcome;
   }

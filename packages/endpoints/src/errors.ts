@@ -5,6 +5,8 @@
  */
 
 const CALL_ERROR = Symbol.for('@platform/endpoints.CallError');
+const REDIRECT = Symbol.for('@platform/endpoints.Redirect');
+const CALL_STOP = Symbol.for('@platform/endpoints.CallStop');
 
 export type HeadersLike = Headers | Record<string, string> | [string, string][];
 
@@ -41,6 +43,10 @@ export class Redirect extends CallError {
     this.name = 'Redirect';
     this.headers.set('location', location);
   }
+
+  get [REDIRECT](): true {
+    return true;
+  }
 }
 
 export interface AccessDeniedOptions extends CallErrorOptions {
@@ -65,12 +71,23 @@ export class CallStop extends CallError {
     super(code, `CallStop(${code})`, { ...options, body });
     this.name = 'CallStop';
   }
+
+  get [CALL_STOP](): true {
+    return true;
+  }
 }
 
 export function isCallError(error: unknown): error is CallError {
-  return (
-    typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[CALL_ERROR] === true
-  );
+  return hasBrand(error, CALL_ERROR);
+}
+
+function hasBrand(error: unknown, brand: symbol): boolean {
+  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[brand] === true;
+}
+
+/** A Redirect or a CallStop: its body is rendered as a success, not as an error message. */
+export function answersAsSuccess(error: CallError): boolean {
+  return hasBrand(error, REDIRECT) || hasBrand(error, CALL_STOP);
 }
 
 function titleCase(word: string): string {

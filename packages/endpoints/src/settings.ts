@@ -20,6 +20,12 @@ export interface AppOptions {
   debug?: boolean;
   /** Largest request body in bytes; larger bodies get 413 (default 1 MiB; `APP_BODY_LIMIT`). */
   bodyLimit?: number;
+  /** Most positional arguments a body may give (a JSON array's items); more → 400 (default 1024; `APP_POSITIONAL_LIMIT`). */
+  positionalLimit?: number;
+  /** Most parts in a multipart body; more → 400 (default 1000; `APP_MULTIPART_PARTS`). */
+  multipartParts?: number;
+  /** Largest multipart field without a filename, in bytes; larger → 413 (default 65536; `APP_MULTIPART_FIELD_LIMIT`). */
+  multipartFieldLimit?: number;
   /** Milliseconds to read the body and settle an async handler; then 503 (default 30000, 0 = off; `APP_REQUEST_TIMEOUT`). */
   requestTimeout?: number;
   /** Answer HEAD with the GET handler when a class has no HEAD (default false, like the reference). */
@@ -37,6 +43,9 @@ export interface Settings {
   readonly cwd: string;
   readonly debug: boolean;
   readonly bodyLimit: number;
+  readonly positionalLimit: number;
+  readonly multipartParts: number;
+  readonly multipartFieldLimit: number;
   readonly requestTimeout: number;
   readonly headFallback: boolean;
   readonly log: (line: string) => void;
@@ -45,6 +54,9 @@ export interface Settings {
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 const DEFAULT_REQUEST_TIMEOUT = 30_000;
+const DEFAULT_POSITIONAL_LIMIT = 1024;
+const DEFAULT_MULTIPART_PARTS = 1000;
+const DEFAULT_MULTIPART_FIELD_LIMIT = 64 * 1024;
 
 function splitList(value: string): string[] {
   return value
@@ -122,6 +134,24 @@ export function resolveSettings(options: AppOptions = {}): Settings {
       env.APP_BODY_LIMIT,
       'bodyLimit (APP_BODY_LIMIT)',
       DEFAULT_BODY_LIMIT,
+    ),
+    positionalLimit: numberSetting(
+      options.positionalLimit,
+      env.APP_POSITIONAL_LIMIT,
+      'positionalLimit (APP_POSITIONAL_LIMIT)',
+      DEFAULT_POSITIONAL_LIMIT,
+    ),
+    multipartParts: numberSetting(
+      options.multipartParts,
+      env.APP_MULTIPART_PARTS,
+      'multipartParts (APP_MULTIPART_PARTS)',
+      DEFAULT_MULTIPART_PARTS,
+    ),
+    multipartFieldLimit: numberSetting(
+      options.multipartFieldLimit,
+      env.APP_MULTIPART_FIELD_LIMIT,
+      'multipartFieldLimit (APP_MULTIPART_FIELD_LIMIT)',
+      DEFAULT_MULTIPART_FIELD_LIMIT,
     ),
     requestTimeout: numberSetting(
       options.requestTimeout,

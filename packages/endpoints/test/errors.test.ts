@@ -22,6 +22,7 @@ describe('exceptions (reference §1.8)', async () => {
             case 'stop-body': throw new CallStop(200, 'this is the body');
             case 'stop-204': throw new CallStop(204);
             case 'plain': throw new Error('bah');
+            case 'bad-gateway': throw new CallError(502, 'upstream down');
             case 'type-error': return undefined.nothing;
             case 'thrown-string': throw 'just a string';
             case 'cyclic-error-body': { const body = {}; body.self = body; throw new CallError(400, 'bad', { body }); }
@@ -72,12 +73,21 @@ describe('exceptions (reference §1.8)', async () => {
     );
   });
 
-  test('unexpected failures are logged with their stack; CallErrors are not', async () => {
+  test('unexpected failures and 5xx CallErrors are logged with their stack; other CallErrors are not', async () => {
     logged.length = 0;
     await call(app, '/plain');
     await call(app, '/call-error');
-    assert.equal(logged.length, 1);
+    await call(app, '/bad-gateway');
+    assert.equal(logged.length, 2);
     assert.match(logged[0] as string, /GET \/plain failed: Error: bah\n\s+at /);
+    assert.match(logged[1] as string, /GET \/bad-gateway failed: CallError: upstream down\n\s+at /);
+  });
+
+  test('the 501 and 404 of routing are answers, not failures: nothing is logged', async () => {
+    logged.length = 0;
+    assert.equal((await call(app, '/', { method: 'POST' })).status, 501);
+    assert.equal((await call(app, '/nowhere/at/all/x/y', { method: 'POST' })).status, 404);
+    assert.deepEqual(logged, []);
   });
 
   test('debug puts the stack in the 500 body', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { createApp, EndpointsError } from '../src/index.js';
@@ -242,6 +242,24 @@ describe('prefixes', () => {
 });
 
 describe('discovery', () => {
+  test('symlinks: a file linked from inside the prefix is mounted; one from outside, or a linked directory, is not', async () => {
+    const outside = writeControllers({
+      'away.ts': `export class Default extends Controller { GET() { return 'away'; } }`,
+    });
+    const dir = writeControllers({
+      'real.ts': `export class Default extends Controller { GET() { return 'real'; } }`,
+      'pkg/index.ts': `export class Default extends Controller { GET() { return 'pkg'; } }`,
+    });
+    symlinkSync(join(dir, 'real.ts'), join(dir, 'inside.ts'));
+    symlinkSync(join(outside, 'away.ts'), join(dir, 'outside.ts'));
+    symlinkSync(join(dir, 'pkg'), join(dir, 'linked'), 'dir');
+    const app = await createApp({ controllerPrefix: dir, log: () => {} });
+    assert.equal((await call(app, '/real')).json, 'real');
+    assert.equal((await call(app, '/pkg')).json, 'pkg');
+    for (const path of ['/inside', '/outside', '/linked'])
+      assert.equal((await call(app, path)).status, 404, path);
+  });
+
   test('an import error fails startup and names the file', async () => {
     const dir = writeControllers({
       'index.ts': `export class Default extends Controller { GET() { return 1; } }`,

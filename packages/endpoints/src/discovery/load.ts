@@ -2,7 +2,7 @@ import { relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type ControllerClass, isControllerClass } from '../controller.js';
 import { EndpointsError } from '../errors.js';
-import { mediaTypeForExtension } from '../http/render.js';
+import { mediaTypeForExtension } from '../media-type.js';
 import { classSegment, isPrivateClassName, segmentExtension } from '../naming.js';
 import { classHandlers } from '../routing/handler.js';
 import { RouteNode } from '../routing/tree.js';

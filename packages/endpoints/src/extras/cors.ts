@@ -1,5 +1,8 @@
+import { keepSignature } from '../binding/signature.js';
+import type { Controller } from '../controller.js';
 import { CallError } from '../errors.js';
 import type { EndpointResponse } from '../http/response.js';
+import type { HandlerFunction } from './decorate.js';
 
 export interface CorsSettings {
   /** Allowed origins: a list, or a predicate; every origin when absent. */
@@ -13,13 +16,13 @@ export interface CorsSettings {
 /** `static cors = true` or `static cors = { … }` on a controller class. */
 export type CorsOption = boolean | CorsSettings;
 
-export interface CorsPolicy {
+interface CorsPolicy {
   allows(origin: string): boolean;
   readonly credentials: boolean;
   readonly maxAge: number;
 }
 
-export function corsPolicy(option: CorsOption | undefined): CorsPolicy | null {
+function corsPolicy(option: CorsOption | undefined): CorsPolicy | null {
   if (!option) return null;
   const settings = option === true ? {} : option;
   const origins = settings.origins;
@@ -36,7 +39,7 @@ export function corsPolicy(option: CorsOption | undefined): CorsPolicy | null {
  * Runs before every handler of a CORS class: a request with an allowed Origin gets
  * `Access-Control-Allow-Origin: <origin>` and `Vary: Origin`; a disallowed one is refused with 403.
  */
-export function admitOrigin(policy: CorsPolicy, origin: string | undefined, response: EndpointResponse) {
+function admitOrigin(policy: CorsPolicy, origin: string | undefined, response: EndpointResponse) {
   if (origin === undefined) return;
   if (!policy.allows(origin)) throw new CallError(403, `origin ${origin} is not allowed`);
   const headers = response.headers;
@@ -50,7 +53,7 @@ export function admitOrigin(policy: CorsPolicy, origin: string | undefined, resp
  * and Access-Control-Request-Method are required (400 naming the missing one) and echoed back; the
  * answer is 204.
  */
-export function answerPreflight(
+function answerPreflight(
   policy: CorsPolicy,
   header: (name: string) => string | undefined,
   response: EndpointResponse,
@@ -66,4 +69,34 @@ export function answerPreflight(
   headers.set('access-control-allow-headers', requestHeaders);
   headers.set('access-control-allow-methods', requestMethod);
   headers.set('access-control-max-age', String(policy.maxAge));
+}
+
+/**
+ * A CORS class's handlers, as the class option asks: each checks the origin before it runs, and the
+ * class answers the preflight with `OPTIONS` unless it has its own. Added when the class is loaded,
+ * so dispatch knows nothing about CORS.
+ */
+export function withCors(
+  option: CorsOption | undefined,
+  methods: ReadonlyMap<string, HandlerFunction>,
+): ReadonlyMap<string, HandlerFunction> {
+  const policy = corsPolicy(option);
+  if (policy === null) return methods;
+  const wrapped = new Map<string, HandlerFunction>();
+  for (const [method, fn] of methods) {
+    const admitting = function (this: Controller, ...args: unknown[]) {
+      admitOrigin(policy, this.request.header('origin'), this.response);
+      return fn.apply(this, args);
+    };
+    wrapped.set(method, keepSignature(admitting, fn));
+  }
+  if (!wrapped.has('OPTIONS')) {
+    // Any arguments are accepted, as the reference's `OPTIONS(*args, **kwargs)` accepts them.
+    wrapped.set('OPTIONS', function OPTIONS(this: Controller, { ...keywords } = {}, ...args: unknown[]) {
+      void keywords;
+      void args;
+      answerPreflight(policy, (name) => this.request.header(name), this.response);
+    });
+  }
+  return wrapped;
 }

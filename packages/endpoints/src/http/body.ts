@@ -1,7 +1,18 @@
 import { TextDecoder } from 'node:util';
 import type { Keywords } from '../binding/bind.js';
 import { CallError } from '../errors.js';
+import { baseMediaType, isJsonType } from '../media-type.js';
 import { parseSearch } from './query.js';
+
+/** What a parsed body may contribute, beyond the byte limit the interfaces enforce while reading. */
+export interface BodyLimits {
+  /** Most positional arguments a body may give (a JSON array's elements). */
+  readonly positionals: number;
+  /** Most parts in a multipart body. */
+  readonly parts: number;
+  /** Largest multipart field without a filename, in bytes. */
+  readonly fieldBytes: number;
+}
 
 /** What a request body contributes to the handler's arguments. */
 export interface ParsedBody {
@@ -22,15 +33,19 @@ const NOTHING: ParsedBody = { value: undefined, positionals: [], keywords: null 
  * - `text/plain`: the decoded text as one positional (charset honoured, invalid bytes → 400);
  * - anything else, or no Content-Type: the raw bytes as one positional.
  */
-export async function parseBody(bytes: Uint8Array, contentType: string | undefined): Promise<ParsedBody> {
+export async function parseBody(
+  bytes: Uint8Array,
+  contentType: string | undefined,
+  limits: BodyLimits,
+): Promise<ParsedBody> {
   if (bytes.byteLength === 0) return NOTHING;
-  const mediaType = (contentType ?? '').split(';', 1)[0]?.trim().toLowerCase() ?? '';
-  if (mediaType === 'application/json' || mediaType.endsWith('+json')) return parseJson(bytes, contentType);
+  const mediaType = baseMediaType(contentType);
+  if (isJsonType(mediaType)) return parseJson(bytes, contentType, limits);
   if (mediaType === 'application/x-www-form-urlencoded') {
     const keywords = parseSearch(decodeText(bytes, contentType));
     return { value: keywords, positionals: [], keywords };
   }
-  if (mediaType === 'multipart/form-data') return parseMultipart(bytes, contentType as string);
+  if (mediaType === 'multipart/form-data') return parseMultipart(bytes, contentType as string, limits);
   if (mediaType === 'text/plain') {
     const text = decodeText(bytes, contentType);
     return { value: text, positionals: [text], keywords: null };
@@ -38,7 +53,7 @@ export async function parseBody(bytes: Uint8Array, contentType: string | undefin
   return { value: bytes, positionals: [bytes], keywords: null };
 }
 
-function parseJson(bytes: Uint8Array, contentType: string | undefined): ParsedBody {
+function parseJson(bytes: Uint8Array, contentType: string | undefined, limits: BodyLimits): ParsedBody {
   let value: unknown;
   try {
     value = JSON.parse(decodeText(bytes, contentType));
@@ -46,14 +61,27 @@ function parseJson(bytes: Uint8Array, contentType: string | undefined): ParsedBo
     if (error instanceof CallError) throw error;
     throw new CallError(400, `invalid JSON body: ${(error as Error).message}`);
   }
-  if (Array.isArray(value)) return { value, positionals: value, keywords: null };
+  if (Array.isArray(value)) {
+    // Positionals become call arguments, and a call takes only so many before the stack overflows.
+    if (value.length > limits.positionals) {
+      throw new CallError(
+        400,
+        `the JSON body is an array of ${value.length} items; at most ${limits.positionals} can be positional arguments (send an object instead)`,
+      );
+    }
+    return { value, positionals: value, keywords: null };
+  }
   if (typeof value === 'object' && value !== null) {
     return { value, positionals: [], keywords: Object.assign(Object.create(null), value) };
   }
   return { value, positionals: [value], keywords: null };
 }
 
-async function parseMultipart(bytes: Uint8Array, contentType: string): Promise<ParsedBody> {
+async function parseMultipart(
+  bytes: Uint8Array,
+  contentType: string,
+  limits: BodyLimits,
+): Promise<ParsedBody> {
   let form: FormData;
   try {
     form = await new Response(bytes, { headers: { 'content-type': contentType } }).formData();
@@ -61,7 +89,20 @@ async function parseMultipart(bytes: Uint8Array, contentType: string): Promise<P
     throw new CallError(400, `invalid multipart body: ${(error as Error).message}`);
   }
   const keywords: Keywords = Object.create(null);
-  for (const [name, value] of form) keywords[name] = value;
+  let parts = 0;
+  for (const [name, value] of form) {
+    parts += 1;
+    if (parts > limits.parts) {
+      throw new CallError(400, `the multipart body has more than ${limits.parts} parts`);
+    }
+    if (typeof value === 'string' && Buffer.byteLength(value) > limits.fieldBytes) {
+      throw new CallError(
+        413,
+        `multipart field '${name}' is larger than the limit of ${limits.fieldBytes} bytes`,
+      );
+    }
+    keywords[name] = value;
+  }
   return { value: keywords, positionals: [], keywords };
 }
 

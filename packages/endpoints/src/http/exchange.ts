@@ -1,3 +1,5 @@
+import { CallError } from '../errors.js';
+
 /**
  * What the dispatcher needs from one request, whichever interface received it. The Node and fetch
  * interfaces each implement it over their native request without copying anything up front.
@@ -15,6 +17,19 @@ export interface Exchange {
   readonly remoteAddress: string | undefined;
   /** Whether the request carries a body worth reading. */
   hasBody(): boolean;
-  /** Reads the whole body; rejects with CallError 413 beyond `limit` bytes. */
+  /**
+   * Reads the whole body, counting bytes as they arrive (chunked or not). Past `limit` it stops
+   * reading, abandons the body and rejects with CallError 413.
+   */
   readBody(limit: number): Promise<Uint8Array>;
+  /**
+   * Stops reading a body that has not ended (too large, or too slow). The interface then answers
+   * with `Connection: close` and the connection ends after the answer, so nothing more is read.
+   */
+  abandonBody(): void;
+}
+
+/** The 413 both interfaces answer for a body past the limit. */
+export function bodyTooLarge(limit: number): CallError {
+  return new CallError(413, `the request body is larger than the limit of ${limit} bytes`);
 }

@@ -14,8 +14,3 @@ export interface Outcome {
   readonly body: string | Uint8Array | StreamBody | null;
   readonly passThrough?: Response;
 }
-
-/** Header names are sent with underscores as dashes, as the reference does (`FOO_BAR` → `foo-bar`). */
-export function headerName(name: string): string {
-  return name.includes('_') ? name.replace(/_/g, '-') : name;
-}

@@ -1,5 +1,5 @@
-import mime from 'mime-types';
-import { isCallError } from '../errors.js';
+import { answersAsSuccess, isCallError } from '../errors.js';
+import { isJsonType, withCharset } from '../media-type.js';
 import type { Outcome, StreamBody } from './outcome.js';
 import { EndpointResponse } from './response.js';
 
@@ -11,24 +11,6 @@ export const JSON_TYPE = 'application/json; charset=utf-8';
  */
 export function errorBody(message: string): string {
   return JSON.stringify(message);
-}
-
-/** Content-Type for a media type, adding `; charset=utf-8` to text types that lack a charset. */
-export function withCharset(mediaType: string): string {
-  if (/;\s*charset=/i.test(mediaType)) return mediaType;
-  const charset = mime.charset(mediaType.split(';', 1)[0] as string);
-  return charset ? `${mediaType}; charset=${charset.toLowerCase()}` : mediaType;
-}
-
-/** Content-Type for a class extension (`Foo_txt` → `text/plain; charset=utf-8`); undefined when unknown. */
-export function mediaTypeForExtension(extension: string): string | undefined {
-  const mediaType = mime.lookup(extension);
-  return mediaType ? withCharset(mediaType) : undefined;
-}
-
-function isJsonType(contentType: string): boolean {
-  const base = contentType.split(';', 1)[0]?.trim().toLowerCase() ?? '';
-  return base === 'application/json' || base.endsWith('+json');
 }
 
 function isStream(value: object): value is StreamBody {
@@ -137,7 +119,7 @@ export function renderError(error: unknown, response: EndpointResponse, debug: b
     return { status: 500, contentType: JSON_TYPE, headers, body: errorBody(message) };
   }
   const merged = mergeHeaders(headers, error.headers);
-  if (error.name === 'CallStop' || error.name === 'Redirect') {
+  if (answersAsSuccess(error)) {
     const outcome = renderValue(error.body, new EndpointResponse());
     return { ...outcome, status: error.code, headers: merged };
   }

@@ -8,39 +8,37 @@ export interface BasicCredentials {
   readonly password: string;
 }
 
+const NO_POSITIONALS: readonly unknown[] = Object.freeze([]);
+export const NO_KEYWORDS: Readonly<Keywords> = Object.freeze(Object.create(null));
+
 /**
- * `this.request` inside a handler. Everything beyond method and path is computed on first use.
+ * `this.request` inside a handler. Built when the request arrives; dispatch fills in the arguments
+ * as it learns them (path positionals when routed, then the query, then the body). Everything else
+ * is computed on first use.
  */
 export class EndpointRequest {
   readonly method: string;
   /** The path as sent, without the query string. */
   readonly path: string;
+  /** The query string as sent, without the `?`. */
+  readonly search: string;
   /** Positional arguments: leftover path segments (decoded) plus body positionals. */
-  readonly positionals: readonly unknown[];
+  positionals: readonly unknown[] = NO_POSITIONALS;
   /** Keyword arguments: the query, overridden by body fields. */
-  readonly keywords: Readonly<Keywords>;
+  keywords: Readonly<Keywords> = NO_KEYWORDS;
   /** The parsed body: an object, array, string or bytes; undefined without a body. */
-  readonly body: unknown;
+  body: unknown = undefined;
   readonly #exchange: Exchange;
-  readonly #search: string;
   #url: URL | undefined;
   #query: Keywords | undefined;
 
-  constructor(
-    exchange: Exchange,
-    path: string,
-    search: string,
-    positionals: readonly unknown[],
-    keywords: Readonly<Keywords>,
-    body: unknown,
-  ) {
+  constructor(exchange: Exchange) {
     this.#exchange = exchange;
     this.method = exchange.method;
-    this.path = path;
-    this.#search = search;
-    this.positionals = positionals;
-    this.keywords = keywords;
-    this.body = body;
+    const target = exchange.target;
+    const query = target.indexOf('?');
+    this.path = query === -1 ? target : target.slice(0, query);
+    this.search = query === -1 ? '' : target.slice(query + 1);
   }
 
   /** One header by name (case-insensitive). */
@@ -65,7 +63,7 @@ export class EndpointRequest {
 
   /** The query string alone as keywords (a repeated key is a list). */
   get query(): Readonly<Keywords> {
-    this.#query ??= parseSearch(this.#search);
+    this.#query ??= parseSearch(this.search);
     return this.#query;
   }
 

@@ -1,8 +1,9 @@
 import { Readable } from 'node:stream';
 import type { Dispatcher } from '../dispatch.js';
 import { CallError } from '../errors.js';
-import type { Exchange } from '../http/exchange.js';
-import { headerName, type Outcome, type StreamBody } from '../http/outcome.js';
+import { bodyTooLarge, type Exchange } from '../http/exchange.js';
+import { writeHeaders } from '../http/headers.js';
+import type { Outcome, StreamBody } from '../http/outcome.js';
 import { unsendable } from '../http/render.js';
 
 /**
@@ -20,7 +21,10 @@ class FetchExchange implements Exchange {
   readonly method: string;
   readonly target: string;
   readonly remoteAddress: string | undefined;
+  /** True when the body was left unread: the answer then says `Connection: close`. */
+  bodyAbandoned = false;
   readonly #request: Request;
+  #complete = false;
 
   constructor(request: Request, info: unknown) {
     this.#request = request;
@@ -48,18 +52,38 @@ class FetchExchange implements Exchange {
   }
 
   async readBody(limit: number): Promise<Uint8Array> {
-    const tooLarge = () => new CallError(413, `the request body is larger than the limit of ${limit} bytes`);
-    if (Number(this.#request.headers.get('content-length')) > limit) throw tooLarge();
+    if (Number(this.#request.headers.get('content-length')) > limit) {
+      this.abandonBody();
+      throw bodyTooLarge(limit);
+    }
     const body = this.#request.body;
     if (body === null) return new Uint8Array(0);
+    // No cancel: on some hosts cancelling the body destroys the socket the answer must go out on.
+    // Reading just stops, and the answer's `Connection: close` ends the connection.
+    const reader = body.getReader();
     const chunks: Uint8Array[] = [];
     let size = 0;
-    for await (const chunk of body) {
-      size += chunk.byteLength;
-      if (size > limit) throw tooLarge();
-      chunks.push(chunk);
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        if (this.bodyAbandoned) throw new CallError(503, 'the request body was abandoned');
+        size += value.byteLength;
+        if (size > limit) {
+          this.abandonBody();
+          throw bodyTooLarge(limit);
+        }
+        chunks.push(value);
+      }
+    } finally {
+      reader.releaseLock();
     }
+    this.#complete = true;
     return chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks);
+  }
+
+  abandonBody(): void {
+    if (!this.#complete && this.#request.body !== null) this.bodyAbandoned = true;
   }
 }
 
@@ -71,23 +95,30 @@ function toWebStream(body: StreamBody): ReadableStream<Uint8Array> {
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
-/** Builds the web Response; an outcome the platform rejects (an invalid header, say) becomes a 500. */
-function respond(outcome: Outcome, method: string): Response {
+/**
+ * Builds the web Response; an outcome the platform rejects (an invalid header, say) becomes a 500.
+ * After an abandoned body the answer says `Connection: close`, which Node-based hosts honour.
+ */
+function respond(outcome: Outcome, method: string, close: boolean): Response {
   try {
-    return toResponse(outcome, method);
+    return toResponse(outcome, method, close);
   } catch (error) {
-    return toResponse(unsendable(error), method);
+    return toResponse(unsendable(error), method, close);
   }
 }
 
-function toResponse(outcome: Outcome, method: string): Response {
+function toResponse(outcome: Outcome, method: string, close: boolean): Response {
+  // A pass-through Response never follows an abandoned body: those end in the framework's own 413 or 503.
   if (outcome.passThrough) return outcome.passThrough;
   const headers = new Headers();
-  if (outcome.headers)
-    for (const [name, value] of outcome.headers)
-      if (name !== 'set-cookie') headers.set(headerName(name), value);
-  for (const cookie of outcome.headers?.getSetCookie() ?? []) headers.append('set-cookie', cookie);
+  if (outcome.headers) {
+    writeHeaders(outcome.headers, (name, value) => {
+      if (typeof value === 'string') headers.set(name, value);
+      else for (const cookie of value) headers.append(name, cookie);
+    });
+  }
   if (outcome.contentType !== undefined) headers.set('content-type', outcome.contentType);
+  if (close) headers.set('connection', 'close');
   const body = outcome.body;
   const empty = body === null || method === 'HEAD' || NULL_BODY_STATUSES.has(outcome.status);
   const payload =
@@ -103,7 +134,8 @@ export type FetchHandler = (request: Request, info?: unknown) => Promise<Respons
 /** The ASGI counterpart: a web fetch handler for srvx, @hono/node-server, Deno.serve and Bun.serve. */
 export function fetchInterface(dispatcher: Dispatcher): FetchHandler {
   return async (request, info) => {
-    const outcome = await dispatcher.dispatch(new FetchExchange(request, info));
-    return respond(outcome, request.method);
+    const exchange = new FetchExchange(request, info);
+    const outcome = await dispatcher.dispatch(exchange);
+    return respond(outcome, request.method, exchange.bodyAbandoned);
   };
 }

@@ -4,16 +4,20 @@ import { pipeline } from 'node:stream/promises';
 import type { TLSSocket } from 'node:tls';
 import type { Dispatcher } from '../dispatch.js';
 import { CallError } from '../errors.js';
-import type { Exchange } from '../http/exchange.js';
-import { headerName, type Outcome, type StreamBody } from '../http/outcome.js';
+import { bodyTooLarge, type Exchange } from '../http/exchange.js';
+import { writeHeaders } from '../http/headers.js';
+import type { Outcome, StreamBody } from '../http/outcome.js';
 import { unsendable } from '../http/render.js';
 
 /** The Node request seen through the dispatcher's eyes; nothing is copied until asked for. */
 class NodeExchange implements Exchange {
   readonly method: string;
   readonly target: string;
+  /** True when the body was left unread: the answer then closes the connection. */
+  bodyAbandoned = false;
   readonly #req: IncomingMessage;
   #headers: Headers | undefined;
+  #stopReading: (() => void) | undefined;
 
   constructor(req: IncomingMessage) {
     this.#req = req;
@@ -73,11 +77,9 @@ class NodeExchange implements Exchange {
       );
     }
     return new Promise((resolve, reject) => {
-      const tooLarge = () =>
-        new CallError(413, `the request body is larger than the limit of ${limit} bytes`);
       if (Number(req.headers['content-length']) > limit) {
-        req.resume();
-        reject(tooLarge());
+        this.abandonBody();
+        reject(bodyTooLarge(limit));
         return;
       }
       const chunks: Buffer[] = [];
@@ -85,17 +87,32 @@ class NodeExchange implements Exchange {
       const onData = (chunk: Buffer) => {
         size += chunk.byteLength;
         if (size > limit) {
-          req.off('data', onData);
-          req.resume();
-          reject(tooLarge());
+          this.abandonBody();
+          reject(bodyTooLarge(limit));
           return;
         }
         chunks.push(chunk);
       };
+      const onEnd = () => {
+        this.#stopReading = undefined;
+        resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
+      };
+      this.#stopReading = () => {
+        req.off('data', onData);
+        req.off('end', onEnd);
+      };
       req.on('data', onData);
-      req.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
+      req.once('end', onEnd);
       req.once('error', reject);
     });
+  }
+
+  abandonBody(): void {
+    if (this.#req.complete) return;
+    this.bodyAbandoned = true;
+    this.#stopReading?.();
+    this.#stopReading = undefined;
+    this.#req.pause();
   }
 }
 
@@ -116,22 +133,21 @@ function streamOut(source: Readable, res: ServerResponse): void {
 function sendResponse(response: Response, res: ServerResponse): void {
   res.statusCode = response.status;
   res.statusMessage = response.statusText || '';
-  for (const [name, value] of response.headers) if (name !== 'set-cookie') res.setHeader(name, value);
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) res.setHeader('set-cookie', cookies);
+  writeHeaders(response.headers, (name, value) => res.setHeader(name, value));
   if (response.body === null) res.end();
   else streamOut(toReadable(response.body), res);
 }
 
 /** Writes an outcome to a Node response; the common JSON case is one writeHead and one end. */
-function send(outcome: Outcome, res: ServerResponse): void {
+function send(outcome: Outcome, res: ServerResponse, close: boolean): void {
+  if (close) res.setHeader('connection', 'close');
   if (outcome.passThrough) {
     sendResponse(outcome.passThrough, res);
     return;
   }
   const headers = outcome.headers;
   const body = outcome.body;
-  if (headers === null && typeof body === 'string' && outcome.contentType !== undefined) {
+  if (!close && headers === null && typeof body === 'string' && outcome.contentType !== undefined) {
     // The hot path: headers as one flat list, with the length, so Node neither keeps a header map,
     // nor walks an object's keys, nor chunks; the head and body then leave in one write.
     res.writeHead(outcome.status, [
@@ -145,27 +161,28 @@ function send(outcome: Outcome, res: ServerResponse): void {
   }
   res.statusCode = outcome.status;
   if (outcome.contentType !== undefined) res.setHeader('content-type', outcome.contentType);
-  if (headers !== null) {
-    for (const [name, value] of headers) if (name !== 'set-cookie') res.setHeader(headerName(name), value);
-    const cookies = headers.getSetCookie();
-    if (cookies.length > 0) res.setHeader('set-cookie', cookies);
-  }
+  if (headers !== null) writeHeaders(headers, (name, value) => res.setHeader(name, value));
   // setHeader, not writeHead, so `end(body)` can still add Content-Length to a one-piece body.
   if (body === null || typeof body === 'string' || body instanceof Uint8Array) res.end(body);
   else streamOut(toReadable(body), res);
 }
 
-/** Sends an outcome; one Node rejects (an invalid header value, say) becomes a 500, never a crash. */
-function respond(outcome: Outcome, res: ServerResponse): void {
+/**
+ * Sends an outcome; one Node rejects (an invalid header value, say) becomes a 500, never a crash.
+ * After an abandoned body the answer carries `Connection: close`, so Node ends the connection once
+ * it is written instead of reading the rest of the body.
+ */
+function respond(outcome: Outcome, exchange: NodeExchange, res: ServerResponse): void {
+  const close = exchange.bodyAbandoned;
   try {
-    send(outcome, res);
+    send(outcome, res, close);
   } catch (error) {
     if (res.headersSent) {
       res.destroy(error as Error);
       return;
     }
     for (const name of res.getHeaderNames()) res.removeHeader(name);
-    send(unsendable(error), res);
+    send(unsendable(error), res, close);
   }
 }
 
@@ -174,8 +191,9 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
 /** The WSGI counterpart: a request listener for node:http, and middleware for Express and Connect. */
 export function nodeInterface(dispatcher: Dispatcher): NodeHandler {
   return (req, res) => {
-    const outcome = dispatcher.dispatch(new NodeExchange(req));
-    if (outcome instanceof Promise) outcome.then((settled) => respond(settled, res));
-    else respond(outcome, res);
+    const exchange = new NodeExchange(req);
+    const outcome = dispatcher.dispatch(exchange);
+    if (outcome instanceof Promise) outcome.then((settled) => respond(settled, exchange, res));
+    else respond(outcome, exchange, res);
   };
 }
