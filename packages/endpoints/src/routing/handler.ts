@@ -13,6 +13,10 @@ export interface Handler {
   readonly plan: BindingPlan;
   /** Media type implied by the class name's extension (`Foo_xml`), if any. */
   readonly mediaType: string | undefined;
+  /** For reflection (routes, OpenAPI) only: the class has CORS on. Dispatch never reads it. */
+  readonly cors: boolean;
+  /** For reflection only: the CORS preflight added at load, not a method of the class. */
+  readonly preflight: boolean;
 }
 
 /** Upper-case handler methods of a class, own or inherited, nearest definition first. */
@@ -43,11 +47,13 @@ export function classHandlers(
   mediaType: string | undefined,
 ): Map<string, Handler> {
   const handlers = new Map<string, Handler>();
-  for (const [method, fn] of withCors(Class.cors, handlerMethods(Class))) {
+  const own = handlerMethods(Class);
+  const cors = Boolean(Class.cors);
+  for (const [method, fn] of withCors(Class.cors, own)) {
     const label = `${exportName}.${method}`;
     const signature = readSignature(fn, `${label} in ${where}`);
     const plan = planBinding(label, signature, Class.types?.[method]);
-    handlers.set(method, { Class, method, fn, plan, mediaType });
+    handlers.set(method, { Class, method, fn, plan, mediaType, cors, preflight: !own.has(method) });
   }
   return handlers;
 }
