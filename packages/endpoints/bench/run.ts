@@ -2,7 +2,7 @@
  * `npm run bench -w packages/endpoints`: throughput of our framework (Node interface and fetch
  * interface under srvx) next to raw node:http, fastify, hono and express, all measured in this one
  * run with autocannon on 127.0.0.1; plus discovery time of 200 controller modules. Bounded well
- * under 3 minutes. Prints a Markdown table and saves it to bench/RESULTS.md.
+ * under 3 minutes; plus OpenAPI generation for those modules. Prints a Markdown table and saves it to bench/RESULTS.md.
  *
  * Robust on a shared machine without favouring anyone: all servers start first and are warmed up
  * once; then each round loads every contender on every route once, in an order that rotates and
@@ -16,7 +16,14 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { generateControllers } from './generate.js';
 import { checkRoute, LOAD, loadRoute, type Route, type Sample, type Server, startServer } from './measure.js';
-import { discoveryVerdict, type Samples, table, throughputVerdicts } from './report.js';
+import {
+  discoveryVerdict,
+  type OpenapiTimes,
+  openapiVerdict,
+  type Samples,
+  table,
+  throughputVerdicts,
+} from './report.js';
 
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
 const packageRoot = join(benchDir, '..');
@@ -112,6 +119,35 @@ async function measureDiscovery(extension: 'ts' | 'js', cold: boolean): Promise<
   return best;
 }
 
+/**
+ * OpenAPI generation for the generated modules, each run in a fresh process; of a few runs, the
+ * lowest cold (first) and warm figures are kept, in CPU time and in wall time.
+ */
+async function measureOpenapi(): Promise<OpenapiTimes> {
+  const dir = join(packageRoot, '.tmp', 'bench-discovery-ts');
+  generateControllers(dir, MODULES, 'ts', join(packageRoot, 'src', 'index.js'));
+  const runs: OpenapiTimes[] = [];
+  for (let run = 0; run < DISCOVERY_RUNS; run += 1) {
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      '--import',
+      'tsx',
+      join(benchDir, 'openapi.ts'),
+      dir,
+    ]);
+    const result = JSON.parse(stdout.trim()) as OpenapiTimes & { paths: number };
+    if (result.paths !== MODULES * 2)
+      throw new Error(`the document has ${result.paths} paths, expected ${MODULES * 2}`);
+    runs.push(result);
+  }
+  const lowest = (key: keyof OpenapiTimes) => Math.min(...runs.map((run) => run[key]));
+  return {
+    coldCpuMs: lowest('coldCpuMs'),
+    coldWallMs: lowest('coldWallMs'),
+    warmCpuMs: lowest('warmCpuMs'),
+    warmWallMs: lowest('warmWallMs'),
+  };
+}
+
 const loadBefore = loadavg()[0] ?? 0;
 const started = Date.now();
 const throughput = await measureThroughput();
@@ -120,10 +156,12 @@ const discovery = {
   tsCold: await measureDiscovery('ts', true),
   ts: await measureDiscovery('ts', false),
 };
+const openapi = await measureOpenapi();
 const names = CONTENDERS.map((contender) => contender.name);
 const verdicts = [
   ...throughputVerdicts(throughput, { baseline: BASELINE, ours: OURS, fastify: FASTIFY }, ROUTES),
   discoveryVerdict(MODULES, DISCOVERY_RUNS, discovery),
+  openapiVerdict(MODULES, DISCOVERY_RUNS, openapi),
 ];
 const report = `# endpoints benchmark
 

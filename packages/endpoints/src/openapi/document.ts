@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { readModuleNotes } from '../discovery/source.js';
 import { keywordPlace, type Route, type RouteParameter } from '../routes/list.js';
 import { handlerNotes } from '../routing/annotations.js';
-import { handlerOutcomes, type Outcomes } from './outcomes.js';
+import { handlerOutcomes } from './outcomes.js';
 import { castSchema, type JsonSchema, parameterSchema } from './schema.js';
 
 /** Options of `app.openapi()`, `createApp({ openapi })` and `endpoints openapi`. */
@@ -143,7 +143,7 @@ export function openapiDocument(
   const securitySchemes: Record<string, JsonSchema> = {};
   const tags = new Map<string, string>();
   const operationIds = new Set<string>();
-  const outcomes = new Map<Route['handler'], Outcomes>();
+  const outcomes = handlerOutcomes([...new Set(routes.map((route) => route.handler.fn))]);
   const methodsByClass = new Map<string, Set<string>>();
   for (const route of routes) {
     const key = classPath(route);
@@ -154,8 +154,7 @@ export function openapiDocument(
 
   for (const route of routes) {
     const tag = classPath(route);
-    const handlerOutcome = outcomes.get(route.handler) ?? handlerOutcomes(route.handler.fn);
-    outcomes.set(route.handler, handlerOutcome);
+    const handlerOutcome = outcomes.get(route.handler.fn) ?? { success: [200], errors: [] };
     const notes = handlerNotes(route.handler.fn);
     const schemeNames = notes.flatMap((note) => {
       const known = note.auth ? SECURITY_SCHEMES[note.auth] : undefined;

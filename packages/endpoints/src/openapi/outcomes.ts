@@ -74,14 +74,53 @@ const isEmpty = (node: AstNode | null) =>
   (node.type === 'Identifier' && node.name === 'undefined') ||
   (node.type === 'Literal' && node.value === null);
 
+type Fn = (...args: never) => unknown;
+
 /**
- * Reads the statuses from a handler's code (once, when the document is generated): value returns,
+ * Parses many method sources (`GET(id) {…}`, the usual shape) as one class body: acorn's cost is
+ * mostly setting up a parser, so one parse of 400 methods is several times faster than 400 parses.
+ * Null when any source is not a plain method; the caller then parses them one by one.
+ */
+function parseMethods(sources: readonly string[]): AstNode[] | null {
+  try {
+    const program = parse(`(class {\n${sources.join('\n')}\n})`, {
+      ecmaVersion: 'latest',
+    }) as unknown as ClassProgram;
+    const members = program.body[0].expression.body.body.map((member) => member.value);
+    if (members.length !== sources.length) return null;
+    return members.every((member) => member && FUNCTION_TYPES.has(member.type))
+      ? (members as AstNode[])
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Reads the statuses from each handler's code (when the document is generated): value returns,
  * empty returns or falling off the end, literal `this.response.code = N`, and errors thrown with
  * literal codes. Code it cannot parse is assumed to answer 200.
  */
-export function handlerOutcomes(fn: (...args: never) => unknown): Outcomes {
-  const root = parseFunction(Function.prototype.toString.call(unwrap(fn)));
-  if (!root) return { success: [200], errors: [] };
+export function handlerOutcomes(fns: readonly Fn[]): Map<Fn, Outcomes> {
+  const sources = fns.map((fn) => Function.prototype.toString.call(unwrap(fn)));
+  const methodShaped = (source: string) => !/^(?:async\s+)?(?:function\b|\(|[\w$]+\s*=>)/.test(source);
+  const batch = sources.flatMap((source, index) => (methodShaped(source) ? [index] : []));
+  const parsed = parseMethods(batch.map((index) => sources[index] as string));
+  const roots = new Map<number, AstNode | null>();
+  if (parsed) {
+    batch.forEach((sourceIndex, position) => {
+      roots.set(sourceIndex, parsed[position] ?? null);
+    });
+  }
+  const outcomes = new Map<Fn, Outcomes>();
+  fns.forEach((fn, index) => {
+    const root = roots.has(index) ? (roots.get(index) ?? null) : parseFunction(sources[index] as string);
+    outcomes.set(fn, root ? readOutcomes(root) : { success: [200], errors: [] });
+  });
+  return outcomes;
+}
+
+function readOutcomes(root: AstNode): Outcomes {
   let valueReturn = root.generator === true || root.expression === true;
   let emptyReturn = false;
   const codes = new Set<number>();
@@ -116,7 +155,9 @@ export function handlerOutcomes(fn: (...args: never) => unknown): Outcomes {
     for (const child of children(node)) visit(child);
   };
   visit(root);
-  if (root.expression !== true && fallsOffTheEnd(root.body as AstNode)) emptyReturn = true;
+  // A generator's end is the end of its items, not an empty answer.
+  if (root.expression !== true && root.generator !== true && fallsOffTheEnd(root.body as AstNode))
+    emptyReturn = true;
   const success = new Set(codes);
   if (codes.size === 0) {
     if (valueReturn) success.add(200);
