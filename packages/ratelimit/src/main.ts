@@ -1,10 +1,10 @@
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
-import { createStore } from './backends/index.js';
+import { createStore, storeCapabilities } from './backends/index.js';
 import type { CounterStore } from './backends/store.js';
 import { ConfigHolder } from './config/loader.js';
-import { type Clock, systemClock } from './limiter/clock.js';
+import { type Clock, inMilliseconds, systemClock, systemMillisecondClock } from './limiter/clock.js';
 import { RateLimiter } from './limiter/limiter.js';
 import { LocalOverLimitCache } from './limiter/local-cache.js';
 import { createLogger, type Logger } from './log.js';
@@ -87,7 +87,12 @@ export async function startServer(
       : undefined;
   if (localCache) stats.addGaugeSource(() => localCache.gauges());
 
-  const config = new ConfigHolder(stats, log, settings.config.mergeDomainConfig);
+  const config = new ConfigHolder(
+    stats,
+    log,
+    settings.config.mergeDomainConfig,
+    storeCapabilities(settings.backend.type),
+  );
   if (settings.config.healthyWithAtLeastOneConfigLoaded) {
     config.onLoad((loaded) => (loaded.domains.size > 0 ? health.ok('config') : health.fail('config')));
   }
@@ -100,26 +105,20 @@ export async function startServer(
       nearLimitRatio: settings.limiter.nearLimitRatio,
       stopIncrementWhenOverLimit: settings.limiter.stopCacheKeyIncrementWhenOverLimit,
     },
-    clock,
+    overrides.clock ? inMilliseconds(overrides.clock) : systemMillisecondClock,
   );
   const limiterSettings = settings.limiter;
-  const service = new RateLimitService(
-    config,
-    limiter,
-    stats,
-    {
-      globalShadowMode: limiterSettings.shadowMode,
-      responseHeaders: limiterSettings.responseHeadersEnabled
-        ? {
-            limit: limiterSettings.limitHeader,
-            remaining: limiterSettings.remainingHeader,
-            reset: limiterSettings.resetHeader,
-          }
-        : undefined,
-      responseDynamicMetadata: limiterSettings.responseDynamicMetadata,
-    },
-    clock,
-  );
+  const service = new RateLimitService(config, limiter, stats, {
+    globalShadowMode: limiterSettings.shadowMode,
+    responseHeaders: limiterSettings.responseHeadersEnabled
+      ? {
+          limit: limiterSettings.limitHeader,
+          remaining: limiterSettings.remainingHeader,
+          reset: limiterSettings.resetHeader,
+        }
+      : undefined,
+    responseDynamicMetadata: limiterSettings.responseDynamicMetadata,
+  });
 
   const provider = overrides.provider ?? createConfigProvider(settings, log);
   const providerStarted = provider.start(config.apply);

@@ -1,3 +1,4 @@
+import type { StoreCapabilities } from '../config/limits.js';
 import type { Settings } from '../settings.js';
 import { createMemcacheStore } from './memcache/index.js';
 import { MemoryStore } from './memory.js';
@@ -23,4 +24,14 @@ export function createStore(
       if (!backend.redis) throw new Error('redis settings were not read for BACKEND_TYPE=redis');
       return createRedisStore(backend.redis, deps, expirationJitterMaxSeconds);
   }
+}
+
+/**
+ * What a config needs from the store BACKEND_TYPE selects: Memcached keeps fixed windows only
+ * (its counters have no script to run a sliding window or a bucket atomically), so a config
+ * with another algorithm is refused at load; the memory store counts every algorithm.
+ */
+export function storeCapabilities(type: Settings['backend']['type']): StoreCapabilities | undefined {
+  if (type === 'memory') return undefined;
+  return { backend: type, algorithms: ['fixed_window'] };
 }

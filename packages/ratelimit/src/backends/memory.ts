@@ -1,5 +1,18 @@
+import type { AlgorithmParams } from '../config/tree.js';
 import { flatten } from '../flat-string.js';
-import type { CounterHit, CounterStore, StoreDeps } from './store.js';
+import {
+  rollSlidingWindow,
+  type SlidingWindowAnswer,
+  type SlidingWindowState,
+  slidingWindowHit,
+} from '../limiter/algorithms/sliding-window.js';
+import {
+  refillTokenBucket,
+  type TokenBucketAnswer,
+  type TokenBucketState,
+  tokenBucketHit,
+} from '../limiter/algorithms/token-bucket.js';
+import type { CounterHit, CounterStore, HitResults, StoreDeps } from './store.js';
 
 export interface MemoryStoreOptions {
   /** Most live counters kept (MEMORY_MAX_COUNTERS). */
@@ -16,6 +29,8 @@ export const DEFAULT_MEMORY_MAX_BYTES = 256 * 1024 * 1024;
  * doubling). Measured: a million counters with 45-byte keys take about 143 MB of RSS.
  */
 export const COUNTER_OVERHEAD_BYTES = 128;
+/** What a sliding window's or token bucket's state object adds to its counter's cost. */
+export const STATE_OVERHEAD_BYTES = 64;
 /** Expired counters reclaimed per call beyond the call's own new keys, so reclaiming keeps pace. */
 const RECLAIM_PER_CALL = 4;
 /** Expired counters reclaimed per timer tick, so an idle store gives its memory back too. */
@@ -41,6 +56,8 @@ export class MemoryStore implements CounterStore {
   readonly kind = 'memory';
   private readonly slots = new Map<string, number>();
   private keys: string[] = [];
+  /** Per slot, the state of a sliding window or token bucket; undefined for a fixed window's count. */
+  private states: (SlidingWindowState | TokenBucketState | undefined)[] = [];
   private costs = new Uint32Array(INITIAL_SLOTS);
   private counts = new Float64Array(INITIAL_SLOTS);
   private expiries = new Uint32Array(INITIAL_SLOTS);
@@ -72,29 +89,30 @@ export class MemoryStore implements CounterStore {
     ).unref();
   }
 
-  hit(hits: readonly CounterHit[], options: { stopIncrementWhenOverLimit: boolean }): Promise<number[]> {
-    return Promise.resolve(this.hitNow(hits, options, this.deps.now()));
+  hit(hits: readonly CounterHit[], options: { stopIncrementWhenOverLimit: boolean }): Promise<HitResults> {
+    return Promise.resolve(this.hitNow(hits, options, this.deps.now() * 1000));
   }
 
   hitNow(
     hits: readonly CounterHit[],
     options: { stopIncrementWhenOverLimit: boolean },
-    now: number,
-  ): number[] {
+    nowMs: number,
+  ): HitResults {
+    const now = Math.floor(nowMs / 1000);
     this.reclaimExpired(now, hits.length + RECLAIM_PER_CALL);
-    const results = new Array<number>(hits.length);
-    if (options.stopIncrementWhenOverLimit && this.anyWouldExceed(hits, now)) {
-      // Rule 11: once one counter of the request is over, only the over counters advance.
-      for (let i = 0; i < hits.length; i++) {
-        const hit = hits[i] as CounterHit;
-        const over = this.current(hit.key, now) + hit.addend > hit.limit;
-        results[i] = this.add(hit.key, over ? hit.addend : 0, hit.divider, now);
+    const results: HitResults = new Array<number>(hits.length);
+    // Rule 11: once one counter of the request is over, only the over counters advance.
+    const stop = options.stopIncrementWhenOverLimit && this.anyWouldExceed(hits, nowMs);
+    for (let i = 0; i < hits.length; i++) {
+      const hit = hits[i] as CounterHit;
+      const addend = stop && !this.wouldExceed(hit, nowMs) ? 0 : hit.addend;
+      if (hit.algorithm === undefined) {
+        results[i] = this.add(hit.key, addend, hit.divider, now);
+        continue;
       }
-    } else {
-      for (let i = 0; i < hits.length; i++) {
-        const hit = hits[i] as CounterHit;
-        results[i] = this.add(hit.key, hit.addend, hit.divider, now);
-      }
+      const answer = this.algorithmHit(hit.key, hit.algorithm, hit.limit, addend, nowMs, true);
+      results[i] = answer.after;
+      results[hits.length + i] = answer.resetMs;
     }
     return results;
   }
@@ -120,13 +138,97 @@ export class MemoryStore implements CounterStore {
     clearInterval(this.reclaimTimer);
     this.slots.clear();
     this.keys = [];
+    this.states = [];
     this.bytes = 0;
     return Promise.resolve();
   }
 
-  private anyWouldExceed(hits: readonly CounterHit[], now: number): boolean {
-    for (const hit of hits) if (this.current(hit.key, now) + hit.addend > hit.limit) return true;
+  private anyWouldExceed(hits: readonly CounterHit[], nowMs: number): boolean {
+    for (const hit of hits) if (this.wouldExceed(hit, nowMs)) return true;
     return false;
+  }
+
+  private wouldExceed(hit: CounterHit, nowMs: number): boolean {
+    if (hit.algorithm === undefined) {
+      return this.current(hit.key, Math.floor(nowMs / 1000)) + hit.addend > hit.limit;
+    }
+    return this.algorithmHit(hit.key, hit.algorithm, hit.limit, hit.addend, nowMs, false).after > hit.limit;
+  }
+
+  /**
+   * A hit on a sliding window or token bucket, counted (`count`) or only looked at (on a copy of
+   * the state). The slot's expiry is a bound known when the state changes, so the expiry queues
+   * stay in order: a sliding window is kept for two windows from its first hit in a window (it
+   * is re-queued when it moves to the next one), a bucket for the time it takes to fill up from
+   * empty after each take. The extra second covers the expiry's rounding to whole seconds.
+   */
+  private algorithmHit(
+    key: string,
+    params: AlgorithmParams,
+    limit: number,
+    addend: number,
+    nowMs: number,
+    count: boolean,
+  ): SlidingWindowAnswer | TokenBucketAnswer {
+    const now = Math.floor(nowMs / 1000);
+    let slot = this.slots.get(key);
+    if (slot !== undefined && (this.expiries[slot] as number) <= now) {
+      this.release(slot);
+      slot = undefined;
+    }
+    const stored = slot === undefined ? undefined : this.states[slot];
+    // A hit, refused or not, makes its state the most recently used one.
+    if (count && slot !== undefined && slot !== this.mostRecent) {
+      this.unlinkRecent(slot);
+      this.linkMostRecent(slot);
+    }
+    const { windowMs } = params;
+    if (params.kind === 'sliding_window') {
+      const kept = stored as SlidingWindowState | undefined;
+      const state =
+        kept && count
+          ? kept
+          : { start: kept?.start ?? nowMs, current: kept?.current ?? 0, previous: kept?.previous ?? 0 };
+      const startedAt = state.start;
+      rollSlidingWindow(state, nowMs, windowMs);
+      const answer = slidingWindowHit(state, nowMs, windowMs, addend, count);
+      if (count && addend > 0 && (kept === undefined || state.start !== startedAt)) {
+        this.keepState(key, slot, state, Math.ceil((2 * windowMs) / 1000) + 1, now);
+      }
+      return answer;
+    }
+    const kept = stored as TokenBucketState | undefined;
+    const state = kept && count ? kept : { debt: kept?.debt ?? 0, updatedAt: kept?.updatedAt ?? nowMs };
+    refillTokenBucket(state, nowMs, params.rate);
+    const debt = state.debt;
+    const answer = tokenBucketHit(state, { windowMs, rate: params.rate, burst: limit }, addend, count);
+    if (state.debt > debt) {
+      this.keepState(
+        key,
+        slot,
+        state,
+        Math.ceil(Math.ceil((limit * windowMs) / params.rate) / 1000) + 1,
+        now,
+      );
+    }
+    return answer;
+  }
+
+  /** Stores a state in a new slot, or gives its slot the new expiry (re-queued, so queues stay in order). */
+  private keepState(
+    key: string,
+    slot: number | undefined,
+    state: SlidingWindowState | TokenBucketState,
+    ttlSeconds: number,
+    now: number,
+  ): void {
+    if (slot === undefined) {
+      this.states[this.allocate(key, ttlSeconds, now, STATE_OVERHEAD_BYTES)] = state;
+      return;
+    }
+    this.dequeue(slot);
+    this.expiries[slot] = now + ttlSeconds;
+    this.enqueue(slot, ttlSeconds);
   }
 
   private current(key: string, now: number): number {
@@ -152,10 +254,10 @@ export class MemoryStore implements CounterStore {
     return after;
   }
 
-  private allocate(key: string, ttlSeconds: number, now: number): number {
+  private allocate(key: string, ttlSeconds: number, now: number, extraBytes = 0): number {
     // Cache keys are concatenated ropes; a flat copy costs about 60 MB less per million keys.
     const flat = flatten(key);
-    const cost = counterCost(flat);
+    const cost = counterCost(flat) + extraBytes;
     while (
       this.slots.size > 0 &&
       (this.slots.size >= this.options.maxCounters || this.bytes + cost > this.options.maxBytes)
@@ -209,6 +311,7 @@ export class MemoryStore implements CounterStore {
   private release(slot: number): void {
     this.slots.delete(this.keys[slot] as string);
     this.keys[slot] = '';
+    this.states[slot] = undefined;
     this.bytes -= this.costs[slot] as number;
     this.unlinkRecent(slot);
     this.dequeue(slot);

@@ -1,17 +1,35 @@
+import type { AlgorithmParams } from '../config/tree.js';
 import type { Unit } from '../limiter/units.js';
 
 /** One counter to add to, for one descriptor of one request. */
 export interface CounterHit {
-  /** The full cache key, `<CACHE_KEY_PREFIX><domain>_<k>_<v>..._<windowStart>`. */
+  /**
+   * The full cache key: `<CACHE_KEY_PREFIX><domain>_<k>_<v>..._<windowStart>` for a fixed window,
+   * `..._sliding` or `..._bucket` for the other algorithms, each followed by `#<index>` for a
+   * limit of a `rate_limits` list other than its first fixed window.
+   */
   readonly key: string;
   /** How much to add; 0 means check only (Redis still sends INCRBY 0 + EXPIRE). */
   readonly addend: number;
-  /** requests_per_unit of the rule, for STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT. */
+  /**
+   * What `after` is compared with: requests_per_unit, or `burst` for a token bucket. Used for
+   * STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT.
+   */
   readonly limit: number;
   readonly unit: Unit;
-  /** Window length in seconds; the key's TTL is this plus the expiration jitter. */
+  /** Window length in seconds; a fixed window's TTL is this plus the expiration jitter. */
   readonly divider: number;
+  /** A sliding window or token bucket; absent for a fixed window (a plain counter). */
+  readonly algorithm?: AlgorithmParams | undefined;
 }
+
+/**
+ * What a store answers for `n` hits: `results[i]` is hit i's `after`, its counter after adding
+ * (the rounded-up estimate for a sliding window, the tokens in use for a token bucket; see
+ * src/limiter/algorithms). For a hit with an `algorithm`, `results[n + i]` is the time in ms
+ * until it resets, as the store's clock sees it; fixed windows leave that slot unset.
+ */
+export type HitResults = number[];
 
 /** Counters the store needs to report; the limiter's stat store provides them. */
 export interface StoreStats {
@@ -45,18 +63,18 @@ export interface CounterStore {
    * `stopIncrementWhenOverLimit` carries STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT (Redis only).
    * Rejects with a StoreError carrying the backend's error text when the backend fails.
    */
-  hit(hits: readonly CounterHit[], options: { stopIncrementWhenOverLimit: boolean }): Promise<number[]>;
+  hit(hits: readonly CounterHit[], options: { stopIncrementWhenOverLimit: boolean }): Promise<HitResults>;
   /**
    * The same as `hit`, answered at once, for stores that never wait (the in-process memory
    * store). When present the limiter calls it instead of `hit`, so a request through such a
-   * store creates no promise and no microtask. Network stores leave it out. `now` is the
+   * store creates no promise and no microtask. Network stores leave it out. `nowMs` is the
    * limiter's clock reading for the request, so the keys' windows and their expiry agree.
    */
   hitNow?(
     hits: readonly CounterHit[],
     options: { stopIncrementWhenOverLimit: boolean },
-    now: number,
-  ): number[];
+    nowMs: number,
+  ): HitResults;
   /** False while the backend is known to be unreachable (REDIS_HEALTH_CHECK_ACTIVE_CONNECTION). */
   isHealthy(): boolean;
   /** Called whenever isHealthy() changes; the health model subscribes. */

@@ -1,7 +1,7 @@
 import { ConfigError } from '../errors.js';
 import { flatten } from '../flat-string.js';
-import { parseUnit } from '../limiter/units.js';
-import type { ConfigDocument, DescriptorConfig, RateLimitBlock } from './document.js';
+import type { ConfigDocument, DescriptorConfig } from './document.js';
+import { buildRule, type StoreCapabilities } from './limits.js';
 import type { DescriptorLevel, DescriptorNode, KeyEntries, RateLimitConfig, RateLimitRule } from './tree.js';
 
 interface MutableLevel extends DescriptorLevel {
@@ -15,7 +15,11 @@ interface MutableLevel extends DescriptorLevel {
  * With `mergeDomains`, documents of the same domain are merged and duplicate composite keys
  * across them are errors; otherwise a repeated domain is an error.
  */
-export function buildConfig(documents: readonly ConfigDocument[], mergeDomains: boolean): RateLimitConfig {
+export function buildConfig(
+  documents: readonly ConfigDocument[],
+  mergeDomains: boolean,
+  store?: StoreCapabilities,
+): RateLimitConfig {
   const roots = new Map<string, MutableLevel>();
   const rules: RateLimitRule[] = [];
   for (const doc of documents) {
@@ -34,6 +38,7 @@ export function buildConfig(documents: readonly ConfigDocument[], mergeDomains: 
       doc.descriptors,
       root,
       rules,
+      store,
     );
   }
   const domains = new Map([...roots].map(([domain, root]) => [domain, { domain, root }]));
@@ -56,6 +61,7 @@ function loadDescriptors(
   descriptors: readonly DescriptorConfig[],
   level: MutableLevel,
   rules: RateLimitRule[],
+  store: StoreCapabilities | undefined,
 ): void {
   for (const descriptor of descriptors) {
     if (descriptor.key === '') throw new ConfigError(fileName, 'descriptor has empty key');
@@ -72,8 +78,14 @@ function loadDescriptors(
         `share_threshold can only be used with wildcard values (ending with '*'), but found key '${segment}'`,
       );
     }
-    const rule =
-      descriptor.rateLimit && buildRule(fileName, fullKey, descriptor.rateLimit, descriptor.shadowMode);
+    const rule = buildRule(
+      fileName,
+      fullKey,
+      descriptor.rateLimit,
+      descriptor.rateLimits,
+      descriptor.shadowMode,
+      store,
+    );
     if (rule) rules.push(rule);
 
     let children: MutableLevel | undefined;
@@ -85,6 +97,7 @@ function loadDescriptors(
         descriptor.descriptors,
         children,
         rules,
+        store,
       );
     }
     const node: DescriptorNode = {
@@ -123,33 +136,4 @@ function addNode(level: MutableLevel, node: DescriptorNode): void {
     entries.byValue.set(node.value, node);
     if (node.prefix !== undefined) entries.wildcards.push(node);
   }
-}
-
-function buildRule(
-  fileName: string,
-  fullKey: string,
-  block: RateLimitBlock,
-  shadowMode: boolean,
-): RateLimitRule {
-  const unit = parseUnit(block.unit);
-  if (block.unlimited) {
-    if (unit) throw new ConfigError(fileName, 'should not specify rate limit unit when unlimited');
-  } else if (!unit) {
-    throw new ConfigError(fileName, `invalid rate limit unit '${block.unit}'`);
-  }
-  for (const replaced of block.replaces) {
-    if (replaced === '') throw new ConfigError(fileName, 'should not have an empty replaces entry');
-    if (replaced === block.name) {
-      throw new ConfigError(fileName, 'replaces should not contain name of same descriptor');
-    }
-  }
-  return {
-    fullKey,
-    requestsPerUnit: block.requestsPerUnit,
-    unit: block.unlimited ? undefined : unit,
-    unlimited: block.unlimited,
-    name: block.name,
-    replaces: block.replaces,
-    shadowMode,
-  };
 }

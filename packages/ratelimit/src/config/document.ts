@@ -5,6 +5,8 @@ export interface DescriptorConfig {
   readonly key: string;
   readonly value: string;
   readonly rateLimit: RateLimitBlock | undefined;
+  /** `rate_limits`: several limits on one descriptor; undefined when the key is absent. */
+  readonly rateLimits?: readonly RateLimitBlock[];
   readonly descriptors: readonly DescriptorConfig[];
   readonly shadowMode: boolean;
   readonly detailedMetric: boolean;
@@ -18,6 +20,10 @@ export interface RateLimitBlock {
   readonly unlimited: boolean;
   readonly name: string;
   readonly replaces: readonly string[];
+  /** The new optional fields, as written (validated when the tree is built); undefined when absent. */
+  readonly algorithm?: string;
+  readonly burst?: string;
+  readonly unitMultiplier?: string;
 }
 
 export interface ConfigDocument {

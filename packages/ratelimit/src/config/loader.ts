@@ -3,12 +3,20 @@ import type { ApplyConfig, ConfigSource } from '../provider/provider.js';
 import { STAT } from '../stats/names.js';
 import type { StatStore } from '../stats/store.js';
 import { buildConfig } from './build.js';
+import type { StoreCapabilities } from './limits.js';
 import type { RateLimitConfig } from './tree.js';
 import { readConfigDocument } from './yaml-reader.js';
 
-/** Parses and validates a full set of sources into a config, or throws its ConfigError. */
-export function loadConfig(sources: readonly ConfigSource[], mergeDomains: boolean): RateLimitConfig {
-  return buildConfig(sources.map(readConfigDocument), mergeDomains);
+/**
+ * Parses and validates a full set of sources into a config, or throws its ConfigError. With
+ * `store`, a limit whose algorithm the store cannot count is an error too.
+ */
+export function loadConfig(
+  sources: readonly ConfigSource[],
+  mergeDomains: boolean,
+  store?: StoreCapabilities,
+): RateLimitConfig {
+  return buildConfig(sources.map(readConfigDocument), mergeDomains, store);
 }
 
 /**
@@ -23,6 +31,7 @@ export class ConfigHolder {
     private readonly stats: StatStore,
     private readonly log: Logger,
     private readonly mergeDomains: boolean,
+    private readonly store?: StoreCapabilities,
   ) {}
 
   get current(): RateLimitConfig | undefined {
@@ -37,7 +46,7 @@ export class ConfigHolder {
   readonly apply: ApplyConfig = (sources) => {
     let config: RateLimitConfig;
     try {
-      config = loadConfig(sources, this.mergeDomains);
+      config = loadConfig(sources, this.mergeDomains, this.store);
     } catch (error) {
       this.stats.inc(STAT.configLoadError);
       this.log.error(`Error loading new configuration: ${(error as Error).message}`);

@@ -1,14 +1,58 @@
 import type { Unit } from '../limiter/units.js';
 
-/** A configured limit, attached to the descriptor node that declares `rate_limit`. */
+export type Algorithm = 'fixed_window' | 'sliding_window' | 'token_bucket';
+
+/**
+ * How a counter is kept in a store, for the algorithms other than the fixed window (which
+ * needs none of this): built once at load time, so a request allocates nothing for it.
+ */
+export type AlgorithmParams =
+  | { readonly kind: 'sliding_window'; readonly windowMs: number }
+  | {
+      readonly kind: 'token_bucket';
+      readonly windowMs: number;
+      /** Tokens refilled per window (requests_per_unit). */
+      readonly rate: number;
+    };
+
+/** One limit of a rule: its `rate_limit` block, or one entry of its `rate_limits` list. */
+export interface Limit {
+  readonly algorithm: Algorithm;
+  readonly unit: Unit;
+  readonly unitMultiplier: number;
+  readonly requestsPerUnit: number;
+  /** The window (fixed, sliding) or refill period (token bucket): unit × unit_multiplier. */
+  readonly windowSeconds: number;
+  /**
+   * What a hit is compared with: requests_per_unit, or the bucket's capacity (`burst`) for a
+   * token bucket.
+   */
+  readonly threshold: number;
+  /** undefined for a fixed window. */
+  readonly params: AlgorithmParams | undefined;
+  /**
+   * Appended to the cache key so that no two limits of a list share a counter: '' for a single
+   * limit and for a list's first fixed window (the reference's key), else `#<index in list>`.
+   */
+  readonly keyTag: string;
+  readonly name: string;
+  readonly replaces: readonly string[];
+}
+
+/** A configured limit, attached to the descriptor node that declares `rate_limit` or `rate_limits`. */
 export interface RateLimitRule {
   /** Load-time key, `<domain>.<key>[_<value>]...`; the default stat key and the /rlconfig label. */
   readonly fullKey: string;
+  /** The first limit's, as /rlconfig prints it. */
   readonly requestsPerUnit: number;
-  /** undefined only for unlimited rules, which must not name a unit. */
+  /** The first limit's; undefined only for unlimited rules, which must not name a unit. */
   readonly unit: Unit | undefined;
   readonly unlimited: boolean;
+  /** The limits counted for a match: one for `rate_limit`, the list for `rate_limits`, none when unlimited. */
+  readonly limits: readonly Limit[];
+  /** The first limit's name (the only one for `rate_limit`). */
   readonly name: string;
+  /** Every name that any of the rule's limits replaces. */
   readonly replaces: readonly string[];
   readonly shadowMode: boolean;
 }

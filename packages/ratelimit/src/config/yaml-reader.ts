@@ -44,7 +44,14 @@ const VALID_KEYS = new Set([
   'detailed_metric',
   'value_to_metric',
   'share_threshold',
+  'rate_limits',
+  'algorithm',
+  'burst',
+  'unit_multiplier',
 ]);
+
+/** New fields whose scalars the tree builder checks, with messages that say what is wrong. */
+const CHECKED_WHEN_BUILT = new Set(['burst', 'unit_multiplier']);
 
 /**
  * Reads one config source into a typed document as the reference does (`ConfigFileContentToYaml`
@@ -149,7 +156,7 @@ function validateKeys(fileName: string, map: Map<GoValue, GoValue>): void {
       }
     } else if (value instanceof Map) {
       validateKeys(fileName, value);
-    } else if (!isLeaf(value)) {
+    } else if (!isLeaf(value) && !CHECKED_WHEN_BUILT.has(key)) {
       throw new ConfigError(fileName, 'error checking config');
     }
   }
@@ -381,6 +388,7 @@ interface MutableDescriptor {
   key: string;
   value: string;
   rateLimit: MutableRateLimit | undefined;
+  rateLimits?: RateLimitBlock[];
   descriptors: DescriptorConfig[];
   shadowMode: boolean;
   detailedMetric: boolean;
@@ -437,6 +445,12 @@ const DESCRIPTOR_FIELDS: Fields<MutableDescriptor> = {
       RATE_LIMIT_FIELDS,
     );
   },
+  rate_limits: (decoder, node, out) => {
+    out.rateLimits = decoder.list(node, '[]config.YamlRateLimit', (item) => {
+      const limit = zeroRateLimit();
+      return decoder.struct(item, 'config.YamlRateLimit', limit, RATE_LIMIT_FIELDS) ? limit : undefined;
+    });
+  },
   descriptors: (decoder, node, out) => {
     out.descriptors = descriptorList(decoder, node);
   },
@@ -466,6 +480,16 @@ const RATE_LIMIT_FIELDS: Fields<MutableRateLimit> = {
   },
   name: (decoder, node, out) => {
     out.name = decoder.string(node);
+  },
+  // The new fields are kept as written (null or empty is absent); the tree builder checks them.
+  algorithm: (decoder, node, out) => {
+    out.algorithm = decoder.string(node) || undefined;
+  },
+  burst: (decoder, node, out) => {
+    out.burst = decoder.string(node) || undefined;
+  },
+  unit_multiplier: (decoder, node, out) => {
+    out.unitMultiplier = decoder.string(node) || undefined;
   },
   replaces: (decoder, node, out) => {
     out.replaces = decoder.list(node, '[]config.yamlReplaces', (item) => {

@@ -1,13 +1,13 @@
-import type { CounterHit, CounterStore } from '../backends/store.js';
-import type { LimitMatch } from '../config/tree.js';
+import type { CounterHit, CounterStore, HitResults } from '../backends/store.js';
+import type { Limit, LimitMatch } from '../config/tree.js';
 import type { DescriptorStatus, RequestDescriptor } from '../service/messages.js';
 import type { RuleStats, StatStore } from '../stats/store.js';
-import { cacheKey, ExactKeyCache } from './cache-key.js';
-import type { Clock } from './clock.js';
+import { cacheKeyBody, ExactKeyCache } from './cache-key.js';
+import type { MillisecondClock } from './clock.js';
 import { applyCounterResult, nearLimitThreshold, shadowedHits } from './decision.js';
 import type { LocalOverLimitCache } from './local-cache.js';
-import { type Unit, unitSeconds } from './units.js';
-import { secondsUntilReset, windowStart } from './window.js';
+import type { Unit } from './units.js';
+import { secondsLeftIn, windowStartOf } from './window.js';
 
 export interface LimiterOptions {
   readonly cacheKeyPrefix: string;
@@ -15,9 +15,10 @@ export interface LimiterOptions {
   readonly stopIncrementWhenOverLimit: boolean;
 }
 
-/** A counter to hit, with the descriptor index its answer belongs to and its rule's stats. */
+/** A counter to hit, with the descriptor index its answer belongs to, its limit and its rule's stats. */
 interface IndexedHit extends CounterHit {
   readonly index: number;
+  readonly spec: Limit;
   readonly stats: RuleStats;
 }
 
@@ -28,9 +29,13 @@ const KEEP_INCREMENTING = Object.freeze({ stopIncrementWhenOverLimit: false });
 /** A match whose rule has a unit, i.e. not unlimited. */
 export type CountedLimit = LimitMatch & { readonly rule: { readonly unit: Unit } };
 
+/** The key after the body for the algorithms whose counter outlives a window. */
+const ALGORITHM_KEY = { sliding_window: 'sliding', token_bucket: 'bucket' } as const;
+
 /**
  * Counts the hits of one request against its limits: cache keys, the local over-limit cache,
  * one store call for every remaining key, then the decision arithmetic and per-rule stats.
+ * A descriptor with `rate_limits` counts one key per limit; its status is its deciding limit's.
  */
 export class RateLimiter {
   private readonly exactKeys: ExactKeyCache;
@@ -40,7 +45,7 @@ export class RateLimiter {
     private readonly localCache: LocalOverLimitCache | undefined,
     private readonly stats: StatStore,
     private readonly options: LimiterOptions,
-    private readonly clock: Clock,
+    private readonly clock: MillisecondClock,
   ) {
     this.exactKeys = new ExactKeyCache(options.cacheKeyPrefix);
   }
@@ -57,42 +62,40 @@ export class RateLimiter {
     addends: readonly number[],
     statuses: DescriptorStatus[],
   ): Promise<void> | undefined {
-    const now = this.clock();
+    const nowMs = this.clock();
+    const now = Math.floor(nowMs / 1000);
     const hits: IndexedHit[] = [];
     // Allocated only when a key is already known to be over its limit, which is rare.
-    let fromLocalCache: boolean[] | undefined;
+    let fromLocalCache: (Limit | undefined)[] | undefined;
     for (let i = 0; i < limits.length; i++) {
-      const limit = limits[i];
-      if (!limit) continue;
-      const unit = limit.rule.unit;
-      const start = windowStart(now, unit);
-      const key =
-        limit.cacheKeyBody === undefined
-          ? cacheKey(
-              this.options.cacheKeyPrefix,
-              domain,
-              (descriptors[i] as RequestDescriptor).entries,
-              limit.sharedValues,
-              start,
-            )
-          : this.exactKeys.key(limit, limit.cacheKeyBody, start);
+      const match = limits[i];
+      if (!match) continue;
       const addend = addends[i] as number;
-      const stats = this.stats.ruleStats(limit.statKey);
+      const stats = this.stats.ruleStats(match.statKey);
       stats.totalHits.inc(addend);
-      if (this.localCache?.has(key)) {
-        fromLocalCache ??= [];
-        fromLocalCache[i] = true;
-        continue;
+      const first = hits.length;
+      for (const spec of match.rule.limits) {
+        const key = this.key(domain, descriptors[i] as RequestDescriptor, match, spec, now);
+        // Only a fixed window's key names its window, so only it can be known over until then.
+        if (spec.params === undefined && this.localCache?.has(key)) {
+          // Answered from the cache: none of the descriptor's limits is counted, as a single one is not.
+          hits.length = first;
+          fromLocalCache ??= [];
+          fromLocalCache[i] = spec;
+          break;
+        }
+        hits.push({
+          key,
+          addend,
+          limit: spec.threshold,
+          unit: spec.unit,
+          divider: spec.windowSeconds,
+          algorithm: spec.params,
+          index: i,
+          spec,
+          stats,
+        });
       }
-      hits.push({
-        key,
-        addend,
-        limit: limit.rule.requestsPerUnit,
-        unit,
-        divider: unitSeconds(unit),
-        index: i,
-        stats,
-      });
     }
 
     const stop = this.options.stopIncrementWhenOverLimit;
@@ -104,77 +107,146 @@ export class RateLimiter {
       return undefined;
     }
     if (this.store.hitNow) {
-      const afters = this.store.hitNow(sent, options, now);
-      this.decide(limits, addends, hits, afters, fromLocalCache, now, statuses);
+      const results = this.store.hitNow(sent, options, nowMs);
+      this.decide(limits, addends, hits, results, fromLocalCache, now, statuses);
       return undefined;
     }
-    return this.store.hit(sent, options).then((afters) => {
-      this.decide(limits, addends, hits, afters, fromLocalCache, now, statuses);
+    return this.store.hit(sent, options).then((results) => {
+      this.decide(limits, addends, hits, results, fromLocalCache, now, statuses);
     });
   }
 
-  /** Statuses from the store's answers (`afters[h]` is the counter of `hits[h]` after adding). */
+  /**
+   * `<prefix><domain>_<k1>_<v1>_..._` and then: the window start for a fixed window (the
+   * reference's key), `sliding` or `bucket` for the others; `#<index>` ends the key of every
+   * limit of a list but its first fixed window, so no two limits of a list share a counter.
+   */
+  private key(
+    domain: string,
+    descriptor: RequestDescriptor,
+    match: CountedLimit,
+    spec: Limit,
+    now: number,
+  ): string {
+    const params = spec.params;
+    if (params === undefined && spec.keyTag === '') {
+      const start = windowStartOf(now, spec.windowSeconds);
+      if (match.cacheKeyBody !== undefined) return this.exactKeys.key(match, match.cacheKeyBody, start);
+      return this.body(domain, descriptor, match) + start;
+    }
+    const body =
+      match.cacheKeyBody === undefined
+        ? this.body(domain, descriptor, match)
+        : this.options.cacheKeyPrefix + match.cacheKeyBody;
+    const tail = params === undefined ? windowStartOf(now, spec.windowSeconds) : ALGORITHM_KEY[params.kind];
+    return body + tail + spec.keyTag;
+  }
+
+  private body(domain: string, descriptor: RequestDescriptor, match: CountedLimit): string {
+    return cacheKeyBody(this.options.cacheKeyPrefix, domain, descriptor.entries, match.sharedValues);
+  }
+
+  /** Statuses from the store's answers (see HitResults), one descriptor's hits at a time. */
   private decide(
     limits: readonly (CountedLimit | undefined)[],
     addends: readonly number[],
     hits: readonly IndexedHit[],
-    afters: readonly number[],
-    fromLocalCache: readonly boolean[] | undefined,
+    results: HitResults,
+    fromLocalCache: readonly (Limit | undefined)[] | undefined,
     now: number,
     statuses: DescriptorStatus[],
   ): void {
-    for (let i = 0; i < limits.length; i++) {
-      const limit = limits[i];
-      if (!limit) continue;
-      statuses[i] = this.status(limit, addends[i] as number, fromLocalCache?.[i] === true, now);
+    if (fromLocalCache) {
+      for (let i = 0; i < limits.length; i++) {
+        const cached = fromLocalCache[i];
+        if (cached)
+          statuses[i] = this.cachedStatus(limits[i] as CountedLimit, cached, addends[i] as number, now);
+      }
     }
-    for (let h = 0; h < hits.length; h++) {
-      const hit = hits[h] as IndexedHit;
-      const i = hit.index;
-      this.applyResult(limits[i] as CountedLimit, hit, afters[h] as number, statuses[i] as DescriptorStatus);
+    const count = hits.length;
+    let h = 0;
+    while (h < count) {
+      const index = (hits[h] as IndexedHit).index;
+      let end = h + 1;
+      while (end < count && (hits[end] as IndexedHit).index === index) end++;
+      const deciding = end - h === 1 ? h : this.decidingHit(hits, results, h, end);
+      const hit = hits[deciding] as IndexedHit;
+      const resetMs = hit.algorithm === undefined ? undefined : results[count + deciding];
+      const status = newStatus(hit.spec, now, resetMs);
+      statuses[index] = status;
+      this.applyResult(limits[index] as CountedLimit, hit, results[deciding] as number, status);
+      h = end;
     }
   }
 
-  private status(
-    limit: CountedLimit,
-    addend: number,
-    fromLocalCache: boolean,
-    now: number,
-  ): DescriptorStatus {
-    const rule = limit.rule;
-    const status: DescriptorStatus = {
-      code: 'OK',
-      currentLimit: { name: rule.name, requestsPerUnit: rule.requestsPerUnit, unit: rule.unit },
-      limitRemaining: 0,
-      durationUntilReset: { seconds: secondsUntilReset(now, rule.unit), nanos: 0 },
-    };
-    if (fromLocalCache) {
-      const stats = this.stats.ruleStats(limit.statKey);
-      stats.overLimit.inc(addend);
-      stats.overLimitWithLocalCache.inc(addend);
-      status.code = 'OVER_LIMIT';
-      if (rule.shadowMode) {
-        status.code = 'OK';
-        stats.shadowMode.inc(shadowedHits(rule.requestsPerUnit, 0, addend, true));
+  /**
+   * Of one descriptor's hits `[from, to)` (a `rate_limits` list): the first over its limit,
+   * otherwise the one with the least remaining (the first of equals). Every fixed window of the
+   * list that is over goes to the local cache, not only the deciding one.
+   */
+  private decidingHit(hits: readonly IndexedHit[], results: HitResults, from: number, to: number): number {
+    let deciding = from;
+    let least = Number.POSITIVE_INFINITY;
+    let over = false;
+    for (let h = from; h < to; h++) {
+      const hit = hits[h] as IndexedHit;
+      const remaining = hit.limit - (results[h] as number);
+      if (remaining < 0) {
+        if (!over) {
+          deciding = h;
+          over = true;
+        } else if (hit.algorithm === undefined) {
+          // applyResult caches the deciding hit's key.
+          this.localCache?.set(hit.key, hit.divider);
+        }
+      } else if (!over && remaining < least) {
+        least = remaining;
+        deciding = h;
       }
+    }
+    return deciding;
+  }
+
+  private cachedStatus(match: CountedLimit, spec: Limit, addend: number, now: number): DescriptorStatus {
+    const status = newStatus(spec, now);
+    const stats = this.stats.ruleStats(match.statKey);
+    stats.overLimit.inc(addend);
+    stats.overLimitWithLocalCache.inc(addend);
+    status.code = 'OVER_LIMIT';
+    if (match.rule.shadowMode) {
+      status.code = 'OK';
+      stats.shadowMode.inc(shadowedHits(spec.threshold, 0, addend, true));
     }
     return status;
   }
 
-  private applyResult(limit: CountedLimit, hit: IndexedHit, after: number, status: DescriptorStatus): void {
-    const rule = limit.rule;
+  private applyResult(match: CountedLimit, hit: IndexedHit, after: number, status: DescriptorStatus): void {
+    const threshold = hit.limit;
     const stats = hit.stats;
-    const near = nearLimitThreshold(rule.requestsPerUnit, this.options.nearLimitRatio);
-    const remaining = applyCounterResult(stats, rule.requestsPerUnit, near, after, hit.addend);
+    const near = nearLimitThreshold(threshold, this.options.nearLimitRatio);
+    const remaining = applyCounterResult(stats, threshold, near, after, hit.addend);
     if (remaining >= 0) {
       status.limitRemaining = remaining;
       return;
     }
-    this.localCache?.set(hit.key, hit.divider);
-    if (rule.shadowMode) {
-      stats.shadowMode.inc(shadowedHits(rule.requestsPerUnit, after, hit.addend, false));
+    if (hit.algorithm === undefined) this.localCache?.set(hit.key, hit.divider);
+    if (match.rule.shadowMode) {
+      stats.shadowMode.inc(shadowedHits(threshold, after, hit.addend, false));
     } else {
       status.code = 'OVER_LIMIT';
     }
   }
+}
+
+/** An OK status for `spec`; `resetMs` is the store's for a sliding window or token bucket. */
+function newStatus(spec: Limit, now: number, resetMs?: number): DescriptorStatus {
+  return {
+    code: 'OK',
+    currentLimit: { name: spec.name, requestsPerUnit: spec.requestsPerUnit, unit: spec.unit },
+    limitRemaining: 0,
+    durationUntilReset:
+      resetMs === undefined
+        ? { seconds: secondsLeftIn(now, spec.windowSeconds), nanos: 0 }
+        : { seconds: Math.floor(resetMs / 1000), nanos: (resetMs % 1000) * 1_000_000 },
+  };
 }

@@ -1,13 +1,21 @@
 import { type Unit, unitSeconds } from './units.js';
 
-/** Start of the epoch-aligned window holding `nowSeconds` (integer Unix seconds). */
-export function windowStart(nowSeconds: number, unit: Unit): number {
-  const divider = unitSeconds(unit);
-  return Math.floor(nowSeconds / divider) * divider;
+/** Start of the epoch-aligned window of `windowSeconds` holding `nowSeconds` (integer Unix seconds). */
+export function windowStartOf(nowSeconds: number, windowSeconds: number): number {
+  return Math.floor(nowSeconds / windowSeconds) * windowSeconds;
 }
 
-/** Whole seconds left in the window holding `nowSeconds`: `divider - now % divider`. */
+/** Whole seconds left in the window of `windowSeconds` holding `nowSeconds`: `window - now % window`. */
+export function secondsLeftIn(nowSeconds: number, windowSeconds: number): number {
+  return windowSeconds - (nowSeconds % windowSeconds);
+}
+
+/** Start of the epoch-aligned window of one `unit` holding `nowSeconds`. */
+export function windowStart(nowSeconds: number, unit: Unit): number {
+  return windowStartOf(nowSeconds, unitSeconds(unit));
+}
+
+/** Whole seconds left in the window of one `unit` holding `nowSeconds`. */
 export function secondsUntilReset(nowSeconds: number, unit: Unit): number {
-  const divider = unitSeconds(unit);
-  return divider - (nowSeconds % divider);
+  return secondsLeftIn(nowSeconds, unitSeconds(unit));
 }

@@ -1,11 +1,10 @@
+import { fixedWindowLimit } from '../config/limits.js';
 import type { ConfigHolder } from '../config/loader.js';
 import { matchDescriptor } from '../config/match.js';
-import type { DomainConfig, LimitMatch } from '../config/tree.js';
+import type { DomainConfig, LimitMatch, RateLimitRule } from '../config/tree.js';
 import { ServiceError, StoreError } from '../errors.js';
-import type { Clock } from '../limiter/clock.js';
 import type { CountedLimit, RateLimiter } from '../limiter/limiter.js';
 import { OVERRIDE_UNIT_NAMES, overrideUnit } from '../limiter/units.js';
-import { secondsUntilReset } from '../limiter/window.js';
 import { STAT, sanitizeStatName } from '../stats/names.js';
 import type { Counter, StatStore } from '../stats/store.js';
 import { buildDynamicMetadata } from './dynamic-metadata.js';
@@ -42,7 +41,6 @@ export class RateLimitService {
     private readonly limiter: RateLimiter,
     private readonly stats: StatStore,
     private readonly options: ServiceOptions,
-    private readonly clock: Clock,
   ) {
     this.serviceErrors = stats.counter(STAT.serviceError);
     this.storeErrors = stats.counter(STAT.redisError);
@@ -134,8 +132,8 @@ export class RateLimitService {
     }
     if (replaced) {
       for (let i = 0; i < limits.length; i++) {
-        const name = limits[i]?.rule.name;
-        if (name && replaced.has(name)) {
+        const rule = limits[i]?.rule;
+        if (rule && isReplaced(rule, replaced)) {
           limits[i] = undefined;
           statuses[i] = okStatus();
         }
@@ -176,13 +174,29 @@ export class RateLimitService {
     return [
       { key: names.limit, value: String(chosen.currentLimit.requestsPerUnit) },
       { key: names.remaining, value: String(chosen.limitRemaining) },
-      { key: names.reset, value: String(secondsUntilReset(this.clock(), chosen.currentLimit.unit)) },
+      { key: names.reset, value: String(wholeSeconds(chosen.durationUntilReset)) },
     ];
   }
 }
 
 /** Shared by every response without headers, so none allocates an empty list. */
 const NO_HEADERS: readonly HeaderValue[] = Object.freeze([]);
+
+/**
+ * Whether a `replaces` names the rule: its name, or for a `rate_limits` list the name of any of
+ * its limits (a list is replaced as a whole).
+ */
+function isReplaced(rule: RateLimitRule, replaced: ReadonlySet<string>): boolean {
+  if (rule.name && replaced.has(rule.name)) return true;
+  if (rule.limits.length < 2) return false;
+  return rule.limits.some((limit) => limit.name !== '' && replaced.has(limit.name));
+}
+
+/** The reset header: whole seconds, a part of one counting as one. */
+function wholeSeconds(duration: DescriptorStatus['durationUntilReset']): number {
+  if (!duration) return 0;
+  return duration.seconds + (duration.nanos > 0 ? 1 : 0);
+}
 
 /** Per descriptor: its own hits_addend when set (0 means check only), else max(1, request's). */
 function hitsAddends(request: RateLimitRequest): number[] {
@@ -214,6 +228,7 @@ function overrideMatch(domain: string, descriptor: RequestDescriptor): LimitMatc
       requestsPerUnit: override.requestsPerUnit,
       unit,
       unlimited: false,
+      limits: [fixedWindowLimit(unit, override.requestsPerUnit)],
       name: '',
       replaces: [],
       shadowMode: false,
