@@ -60,7 +60,7 @@ function mountDocument(root: RouteNode, path: string, document: OpenApiDocument)
  */
 export async function createApp(options: AppOptions = {}): Promise<App> {
   const settings = resolveSettings(options);
-  const { root, report } = await discover(settings, { survey: false, details: settings.debug });
+  const { root, report } = await discover(settings, { survey: false });
   const applicationRoutes = listRoutes(root);
   const openapi = (openapiOptions: OpenApiOptions = {}) =>
     openapiDocument(applicationRoutes, { ...settings.openapi, ...openapiOptions }, settings.cwd);
@@ -75,7 +75,9 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
     listener: handle,
     settings,
     routes: root,
-    skipped: report.skipped,
+    get skipped() {
+      return report.skipped;
+    },
     openapi,
     routeTable: table,
   };
@@ -83,11 +85,11 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
 
 /**
  * The route table without starting an application: import errors and duplicate routes are reported
- * as skipped entries instead of failing, and classes a module declares but does not export are found.
+ * as skipped entries instead of failing.
  */
 export async function surveyRoutes(options: AppOptions = {}): Promise<RouteTable> {
   const settings = resolveSettings(options);
-  const { root, report } = await discover(settings, { survey: true, details: true });
+  const { root, report } = await discover(settings, { survey: true });
   return routeTable(listRoutes(root), report.skipped);
 }
 

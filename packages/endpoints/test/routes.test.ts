@@ -112,6 +112,19 @@ describe('the route table', () => {
     );
   });
 
+  test('app.routeTable() finds unexported classes when asked, without debug', async () => {
+    const dir = writeControllers({
+      'index.ts': `class Internal extends Controller { GET() {} }
+        export class Shown extends Controller { GET() { return new Internal(this.request, this.response); } }`,
+    });
+    const app = await createApp({ controllerPrefix: dir, log: () => {} });
+    assert.deepEqual(
+      app.routeTable().skipped.map((entry) => [entry.name, entry.reason]),
+      [['Internal', 'not exported']],
+    );
+    assert.equal(app.skipped.length, 1);
+  });
+
   test('a later prefix replacing a route is reported as a duplicate route', async () => {
     const first = writeControllers({ 'index.ts': `export class Same extends Controller { GET() {} }` });
     const second = writeControllers({ 'index.ts': `export class Same extends Controller { POST() {} }` });

@@ -13,18 +13,12 @@ export interface Discovery {
 /**
  * Resolves the prefixes, imports every controller module under them once and merges their trees,
  * the later prefix winning (the route it replaces is reported as a duplicate). Strict unless
- * `survey`: then import errors and duplicates are reported instead of failing. `details` adds the
- * classes modules declare without exporting, which costs a read of each module's source.
+ * `survey`: then import errors and duplicates are reported instead of failing.
  */
-export async function discover(
-  settings: Settings,
-  options: { survey: boolean; details: boolean },
-): Promise<Discovery> {
+export async function discover(settings: Settings, options: { survey: boolean }): Promise<Discovery> {
   const report = new DiscoveryReport(options.survey);
   const prefixes = settings.prefixes.map((prefix) => resolvePrefix(prefix, settings.cwd));
-  const trees = await Promise.all(
-    prefixes.map((prefix) => loadPrefix(prefix, settings.cwd, report, options.details)),
-  );
+  const trees = await Promise.all(prefixes.map((prefix) => loadPrefix(prefix, settings.cwd, report)));
   const root = new RouteNode();
   for (const tree of trees) {
     mergeTrees(root, tree, (lost, winner) =>

@@ -109,14 +109,13 @@ function reportUnexported(
 }
 
 /**
- * Imports every module under one prefix and builds its routing tree. With `details`, the report also
- * names classes a module declares without exporting (that reads each module's source).
+ * Imports every module under one prefix and builds its routing tree. Classes a module declares
+ * without exporting are found only when the report is read (that reads each module's source).
  */
 export async function loadPrefix(
   prefix: ResolvedPrefix,
   cwd: string,
   report: DiscoveryReport,
-  details: boolean,
 ): Promise<RouteNode> {
   const relativeTo = (file: string) => relative(cwd, file) || file;
   const modules = scanPrefix(prefix, report, cwd);
@@ -130,7 +129,7 @@ export async function loadPrefix(
     let node = root;
     for (const segment of module.segments) node = node.child(segment);
     const where = relativeTo(module.file);
-    if (details) reportUnexported(module, namespace, where, report);
+    report.defer(() => reportUnexported(module, namespace, where, report));
     for (const [name, Class] of routableClasses(namespace, where, report)) {
       const origin = { file: where, exportName: name };
       let target = node;

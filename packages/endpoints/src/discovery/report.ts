@@ -28,14 +28,24 @@ export interface SkippedEntry {
  */
 export class DiscoveryReport {
   readonly #skipped: SkippedEntry[] = [];
+  #deferred: (() => void)[] = [];
   readonly survey: boolean;
 
   constructor(survey: boolean) {
     this.survey = survey;
   }
 
+  /** Everything skipped; the deferred findings are made on first use. */
   get skipped(): readonly SkippedEntry[] {
+    const deferred = this.#deferred;
+    this.#deferred = [];
+    for (const find of deferred) find();
     return this.#skipped;
+  }
+
+  /** Findings that cost work startup does not need (reading module sources): made only when asked for. */
+  defer(find: () => void): void {
+    this.#deferred.push(find);
   }
 
   skip(entry: SkippedEntry): void {
