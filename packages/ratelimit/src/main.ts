@@ -14,6 +14,7 @@ import { createConfigProvider } from './provider/index.js';
 import type { ConfigProvider } from './provider/provider.js';
 import { createDebugServer } from './server/debug.js';
 import { bindGrpc, createGrpcServer } from './server/grpc.js';
+import { boundGrpcHandshakes } from './server/grpc-handshake.js';
 import { HealthModel } from './server/health.js';
 import { createHttpServer } from './server/http.js';
 import { grpcServerCredentials } from './server/tls/from-settings.js';
@@ -126,8 +127,8 @@ export async function startServer(
   else providerStarted.catch((error: Error) => log.error(`config provider failed: ${error.message}`));
 
   const grpcServer = createGrpcServer(service, health, stats, settings.grpc);
-  const httpServer = createHttpServer(service, health, log);
-  const debugServer = createDebugServer({ config: () => config.current, stats });
+  const httpServer = createHttpServer(service, health, log, settings.httpTimeouts);
+  const debugServer = createDebugServer({ config: () => config.current, stats }, settings.httpTimeouts);
   const grpcAddress = settings.grpc.uds
     ? `unix:${settings.grpc.uds}`
     : joinHostPort(settings.grpc.host, settings.grpc.port);
@@ -137,6 +138,9 @@ export async function startServer(
   };
   try {
     const grpcPort = await bindGrpc(grpcServer, grpcAddress, grpcCredentials);
+    if (!boundGrpcHandshakes(grpcServer, settings.grpc.handshakeTimeoutMs)) {
+      log.warn('GRPC_HANDSHAKE_TIMEOUT is not applied: this grpc-js version hides its HTTP/2 servers');
+    }
     ports = {
       grpc: grpcPort,
       http: await listen(httpServer, settings.http.host, settings.http.port),

@@ -23,6 +23,13 @@ export interface Settings {
   /** RATELIMIT_WORKERS: server processes sharing the ports (node:cluster); 1 = no cluster. */
   readonly workers: number;
   readonly http: { readonly host: string; readonly port: number };
+  /** Bounds on HTTP clients (the /json and debug servers); the reference has none. */
+  readonly httpTimeouts: {
+    /** HTTP_HEADERS_TIMEOUT: from connect (or the previous response) to the end of the headers. */
+    readonly headersTimeoutMs: number;
+    /** HTTP_REQUEST_TIMEOUT: from connect (or the previous response) to the end of the body. */
+    readonly requestTimeoutMs: number;
+  };
   readonly grpc: {
     readonly host: string;
     readonly port: number;
@@ -30,6 +37,8 @@ export interface Settings {
     readonly uds: string;
     readonly maxConnectionAgeMs: number;
     readonly maxConnectionAgeGraceMs: number;
+    /** GRPC_HANDSHAKE_TIMEOUT: a connection must finish TLS and the HTTP/2 preface within it (grpc-go: 120 s). */
+    readonly handshakeTimeoutMs: number;
   };
   readonly grpcTls: {
     readonly enabled: boolean;
@@ -128,12 +137,17 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const settings: Settings = {
     workers: read.integer('RATELIMIT_WORKERS', 1, { min: 1, max: 256 }),
     http: { host: read.string('HOST', '0.0.0.0'), port: read.port('PORT', 8080) },
+    httpTimeouts: {
+      headersTimeoutMs: read.duration('HTTP_HEADERS_TIMEOUT', '10s'),
+      requestTimeoutMs: read.duration('HTTP_REQUEST_TIMEOUT', '30s'),
+    },
     grpc: {
       host: read.string('GRPC_HOST', '0.0.0.0'),
       port: read.port('GRPC_PORT', 8081),
       uds: read.string('GRPC_UDS', ''),
       maxConnectionAgeMs: read.duration('GRPC_MAX_CONNECTION_AGE', '24h'),
       maxConnectionAgeGraceMs: read.duration('GRPC_MAX_CONNECTION_AGE_GRACE', '1h'),
+      handshakeTimeoutMs: read.duration('GRPC_HANDSHAKE_TIMEOUT', '120s'),
     },
     grpcTls: readGrpcTls(read),
     debug: { host: read.string('DEBUG_HOST', '0.0.0.0'), port: read.port('DEBUG_PORT', 6070) },
@@ -304,7 +318,21 @@ function readMogrifiers(read: EnvReader, env: NodeJS.ProcessEnv): DogStatsdMogri
 }
 
 function validateCombinations(settings: Settings): void {
-  const { stats, grpcTls } = settings;
+  const { stats, grpcTls, httpTimeouts } = settings;
+  for (const [name, ms] of [
+    ['HTTP_HEADERS_TIMEOUT', httpTimeouts.headersTimeoutMs],
+    ['HTTP_REQUEST_TIMEOUT', httpTimeouts.requestTimeoutMs],
+    ['GRPC_HANDSHAKE_TIMEOUT', settings.grpc.handshakeTimeoutMs],
+  ] as const) {
+    if (ms < 1)
+      throw new SettingsError(name, 'must be at least 1ms: without it a client holds a connection forever');
+  }
+  if (httpTimeouts.headersTimeoutMs > httpTimeouts.requestTimeoutMs) {
+    throw new SettingsError(
+      'HTTP_HEADERS_TIMEOUT',
+      'must not be longer than HTTP_REQUEST_TIMEOUT, which bounds the headers and the body together',
+    );
+  }
   if (settings.workers > 1 && settings.backend.type === 'memory') {
     throw new SettingsError(
       'RATELIMIT_WORKERS',

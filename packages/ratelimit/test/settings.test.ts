@@ -21,6 +21,16 @@ test('defaults follow the reference, with the project decisions', () => {
   assert.equal(settings.backend.type, 'redis');
   assert.equal(settings.backend.memoryMaxBytes, 256 * 1024 * 1024);
   assert.throws(() => readSettings({ MEMORY_MAX_BYTES: '1048576' }), /MEMORY_MAX_BYTES/);
+  assert.deepEqual(settings.httpTimeouts, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 });
+  assert.equal(settings.grpc.handshakeTimeoutMs, 120_000);
+  assert.throws(
+    () => readSettings({ HTTP_HEADERS_TIMEOUT: '1m', HTTP_REQUEST_TIMEOUT: '30s' }),
+    /HTTP_HEADERS_TIMEOUT: must not be longer than HTTP_REQUEST_TIMEOUT/,
+  );
+  assert.throws(
+    () => readSettings({ GRPC_HANDSHAKE_TIMEOUT: '0s' }),
+    /GRPC_HANDSHAKE_TIMEOUT: must be at least 1ms/,
+  );
   assert.deepEqual(settings.log, { level: 'warn', format: 'text' });
   assert.equal(settings.stats.useStatsd, true);
   assert.equal(settings.stats.statsdHost, 'localhost');

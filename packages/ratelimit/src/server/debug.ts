@@ -1,7 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { dumpConfig } from '../config/dump.js';
 import type { RateLimitConfig } from '../config/tree.js';
 import type { StatStore } from '../stats/store.js';
+import { boundedHttpServer, type HttpTimeouts } from './client-limits.js';
 import { plainError } from './http.js';
 import { cpuProfile, executionTrace, heapSnapshot, ProfilerBusyError } from './profiling.js';
 
@@ -34,12 +35,10 @@ export interface DebugSources {
 }
 
 /** The debug server: listing, /rlconfig, /stats and the /debug/pprof/ equivalents. */
-export function createDebugServer(sources: DebugSources): Server {
-  const server = createServer((request, response) => {
-    void route(sources, request, response);
+export function createDebugServer(sources: DebugSources, timeouts: HttpTimeouts): Server {
+  return boundedHttpServer(timeouts, (request, response) => {
+    route(sources, request, response).catch((error: Error) => plainError(response, 500, error.message));
   });
-  server.on('clientError', (_error, socket) => socket.destroy());
-  return server;
 }
 
 async function route(
@@ -47,7 +46,11 @@ async function route(
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
-  const url = new URL(request.url ?? '/', 'http://debug');
+  // `//` or `//x:y` parse as a URL without a host (or with a bad port), which URL refuses.
+  const url = URL.canParse(request.url ?? '/', 'http://debug')
+    ? new URL(request.url ?? '/', 'http://debug')
+    : undefined;
+  if (!url) return plainError(response, 400, 'Bad Request');
   switch (url.pathname) {
     case '/rlconfig':
       return text(response, dumpConfig(sources.config()));

@@ -1,7 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
 import type { RateLimitResponse } from '../service/messages.js';
 import type { RateLimitService } from '../service/ratelimit-service.js';
+import { boundedHttpServer, type HttpTimeouts } from './client-limits.js';
 import type { HealthModel } from './health.js';
 import { decodeRateLimitRequest, type EncodedJson, encodeRateLimitResponse } from './json-codec.js';
 import { TurnEndWriter } from './turn-end-writer.js';
@@ -13,20 +14,19 @@ export const MAX_JSON_BODY_BYTES = 4 * 1024 * 1024;
  * The HTTP/1.1 server: `/json` (any method) and `/healthcheck` (any method); anything else is
  * Go's `404 page not found`. Every failure of /json is 400 `Bad Request`, like the reference.
  */
-export function createHttpServer(service: RateLimitService, health: HealthModel, log: Logger): Server {
+export function createHttpServer(
+  service: RateLimitService,
+  health: HealthModel,
+  log: Logger,
+  timeouts: HttpTimeouts,
+): Server {
   const writer = new TurnEndWriter((response, error) => badRequest(response, error, log));
-  const server = createServer((request, response) => {
+  return boundedHttpServer(timeouts, (request, response) => {
     const path = pathOf(request.url);
     if (path === '/json') handleJson(service, writer, request, response, log);
     else if (path === '/healthcheck') handleHealthcheck(health, response);
     else plainError(response, 404, '404 page not found');
   });
-  // Garbage on the socket gets a 400 and a closed connection; the server keeps serving.
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    else socket.destroy();
-  });
-  return server;
 }
 
 function pathOf(url: string | undefined): string {
