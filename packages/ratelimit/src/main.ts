@@ -119,6 +119,7 @@ export async function startServer(
         }
       : undefined,
     responseDynamicMetadata: limiterSettings.responseDynamicMetadata,
+    maxDescriptors: limiterSettings.maxDescriptorsPerRequest,
   });
 
   const provider = overrides.provider ?? createConfigProvider(settings, log);
@@ -126,7 +127,10 @@ export async function startServer(
   if (!settings.config.forceStartWithoutInitialConfig) await providerStarted;
   else providerStarted.catch((error: Error) => log.error(`config provider failed: ${error.message}`));
 
-  const grpcServer = createGrpcServer(service, health, stats, settings.grpc);
+  const grpcServer = createGrpcServer(service, health, stats, {
+    ...settings.grpc,
+    maxDescriptors: settings.limiter.maxDescriptorsPerRequest,
+  });
   const httpServer = createHttpServer(service, health, log, settings.httpTimeouts);
   const debugServer = createDebugServer({ config: () => config.current, stats }, settings.httpTimeouts);
   const grpcAddress = settings.grpc.uds

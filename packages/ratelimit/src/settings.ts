@@ -72,6 +72,8 @@ export interface Settings {
     readonly remainingHeader: string;
     readonly resetHeader: string;
     readonly responseDynamicMetadata: boolean;
+    /** MAX_DESCRIPTORS_PER_REQUEST: bounds one request's work, so one call cannot stall the others. */
+    readonly maxDescriptorsPerRequest: number;
   };
   readonly backend: {
     readonly type: BackendType;
@@ -174,6 +176,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       remainingHeader: read.string('LIMIT_REMAINING_HEADER', 'RateLimit-Remaining'),
       resetHeader: read.string('LIMIT_RESET_HEADER', 'RateLimit-Reset'),
       responseDynamicMetadata: read.bool('RESPONSE_DYNAMIC_METADATA', false),
+      maxDescriptorsPerRequest: read.integer('MAX_DESCRIPTORS_PER_REQUEST', 1000, { min: 1, max: 1e7 }),
     },
     backend: {
       type: backendType,

@@ -11,10 +11,11 @@ import {
 } from '@grpc/grpc-js';
 import { isTracingActive, SpanKind, withSpan } from '../observability/spans.js';
 import type { JsonValue, RateLimitRequest, RateLimitResponse } from '../service/messages.js';
-import type { RateLimitService } from '../service/ratelimit-service.js';
+import { type RateLimitService, tooManyDescriptors } from '../service/ratelimit-service.js';
 import { STAT } from '../stats/names.js';
 import type { StatStore } from '../stats/store.js';
 import { encodeRateLimitResponseProto } from './grpc-codec.js';
+import { checkRequestBytes, type RequestProblem } from './grpc-request-check.js';
 import type { HealthModel } from './health.js';
 import { loadProtos } from './proto.js';
 
@@ -24,6 +25,8 @@ export interface GrpcServerOptions {
   readonly maxConnectionAgeGraceMs: number;
   /** The reference's grpc-go default receive limit is 4 MiB. */
   readonly maxReceiveMessageBytes?: number;
+  /** MAX_DESCRIPTORS_PER_REQUEST: requests with more are refused before they are decoded. */
+  readonly maxDescriptors: number;
 }
 
 /** The name the health service reports the rate limit service under. */
@@ -60,7 +63,19 @@ export function createGrpcServer(
     // The reference returns a plain Go error, which grpc-go sends as UNKNOWN.
     callback({ code: status.UNKNOWN, details: (error as Error).message });
   };
-  server.addService(withResponseEncoder(protos.rateLimitService.service), {
+  const refuse = (callback: sendUnaryData<unknown>, started: number, problem: RequestProblem) => {
+    if (problem.kind === 'invalid-utf8') {
+      rlsTime.record(performance.now() - started);
+      callback({
+        code: status.INVALID_ARGUMENT,
+        details: `rate limit request: ${problem.field} is not valid UTF-8`,
+      });
+    } else {
+      // The same answer as the service's own check of the decoded request.
+      fail(callback, started, service.refuse(tooManyDescriptors(options.maxDescriptors)));
+    }
+  };
+  server.addService(withCodecs(protos.rateLimitService.service, options.maxDescriptors), {
     // Not async: with the memory store the answer is there at once and no promise is made.
     ShouldRateLimit(
       call: ServerUnaryCall<RateLimitRequest, unknown>,
@@ -68,6 +83,11 @@ export function createGrpcServer(
     ): void {
       const started = performance.now();
       rlsRequests.inc();
+      const problem = refused.get(call.request);
+      if (problem !== undefined) {
+        refuse(callback, started, problem);
+        return;
+      }
       let answer: RateLimitResponse | Promise<RateLimitResponse>;
       try {
         // Without tracing, no span options and no closure per call.
@@ -138,17 +158,32 @@ export function bindGrpc(server: Server, address: string, credentials: ServerCre
 }
 
 /**
- * The service definition with ShouldRateLimit's responses encoded by encodeRateLimitResponseProto;
- * responses with dynamic metadata (a google.protobuf.Struct) still go through protobufjs.
+ * Requests refused from their bytes (see checkRequestBytes), left undecoded: the deserializer
+ * cannot answer the call itself, so it hands the handler an empty request and the reason.
  */
-function withResponseEncoder(definition: ServiceDefinition): ServiceDefinition {
+const refused = new WeakMap<RateLimitRequest, RequestProblem>();
+
+/**
+ * The service definition with ShouldRateLimit's requests checked for invalid UTF-8 and its
+ * responses encoded by encodeRateLimitResponseProto; responses with dynamic metadata (a
+ * google.protobuf.Struct) still go through protobufjs.
+ */
+function withCodecs(definition: ServiceDefinition, maxDescriptors: number): ServiceDefinition {
   const method = definition.ShouldRateLimit as MethodDefinition<RateLimitRequest, unknown>;
+  const decode = method.requestDeserialize;
+  const requestDeserialize = (bytes: Buffer): RateLimitRequest => {
+    const problem = checkRequestBytes(bytes, maxDescriptors);
+    if (problem === undefined) return decode(bytes);
+    const request: RateLimitRequest = { domain: '', descriptors: [], hitsAddend: 0 };
+    refused.set(request, problem);
+    return request;
+  };
   const protobufjs = method.responseSerialize;
   const responseSerialize = (response: RateLimitResponse): Buffer =>
     response.dynamicMetadata
       ? protobufjs({ ...response, dynamicMetadata: toStruct(response.dynamicMetadata) })
       : encodeRateLimitResponseProto(response);
-  return { ...definition, ShouldRateLimit: { ...method, responseSerialize } };
+  return { ...definition, ShouldRateLimit: { ...method, requestDeserialize, responseSerialize } };
 }
 
 function toStruct(object: { [key: string]: JsonValue }): unknown {

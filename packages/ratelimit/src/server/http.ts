@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
 import type { RateLimitResponse } from '../service/messages.js';
@@ -57,6 +58,12 @@ function handleJson(
   });
   request.on('end', () => {
     const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+    // Decoding would turn each invalid byte into U+FFFD, so `\xff` and `\xfe` would share a counter.
+    if (!isUtf8(body)) {
+      log.debug('/json: unreadable body: not valid UTF-8');
+      plainError(response, 400, 'Bad Request');
+      return;
+    }
     answerJson(service, writer, body.toString('utf8'), response, log);
   });
   request.on('error', (error) => {

@@ -18,12 +18,21 @@ import {
   unlimitedStatus,
 } from './messages.js';
 
+/** One text for both checks: the gRPC one stops counting at the first descriptor past `max`. */
+export function tooManyDescriptors(max: number): ServiceError {
+  return new ServiceError(
+    `rate limit descriptor list has more than MAX_DESCRIPTORS_PER_REQUEST (${max}) descriptors`,
+  );
+}
+
 export interface ServiceOptions {
   readonly globalShadowMode: boolean;
   readonly responseHeaders:
     | { readonly limit: string; readonly remaining: string; readonly reset: string }
     | undefined;
   readonly responseDynamicMetadata: boolean;
+  /** More descriptors than this are refused before any work (MAX_DESCRIPTORS_PER_REQUEST). */
+  readonly maxDescriptors: number;
 }
 
 /**
@@ -60,6 +69,12 @@ export class RateLimitService {
     }
   }
 
+  /** Counts a request a transport refused before decoding it, as the service would have. */
+  refuse(error: ServiceError): ServiceError {
+    this.serviceErrors.inc();
+    return error;
+  }
+
   /** Counts a failure by type and gives the error to report. */
   private counted(error: unknown): Error {
     if (error instanceof StoreError) {
@@ -74,6 +89,9 @@ export class RateLimitService {
     if (request.domain === '') throw new ServiceError('rate limit domain must not be empty');
     const descriptors = request.descriptors;
     if (descriptors.length === 0) throw new ServiceError('rate limit descriptor list must not be empty');
+    if (descriptors.length > this.options.maxDescriptors) {
+      throw tooManyDescriptors(this.options.maxDescriptors);
+    }
     const config = this.config.current;
     if (!config) throw new ServiceError('no rate limit configuration loaded');
 
