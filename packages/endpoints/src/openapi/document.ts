@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { readModuleNotes } from '../discovery/source.js';
 import { keywordPlace, type Route, type RouteParameter } from '../routes/list.js';
 import { handlerNotes } from '../routing/annotations.js';
-import { handlerOutcomes } from './outcomes.js';
+import { handlerOutcomes, type Outcomes } from './outcomes.js';
 import { castSchema, type JsonSchema, parameterSchema } from './schema.js';
 
 /** Options of `app.openapi()`, `createApp({ openapi })` and `endpoints openapi`. */
@@ -125,6 +125,81 @@ function documentedMethods(route: Route, classMethods: ReadonlySet<string>): str
   return OPENAPI_METHODS.includes(route.method) ? [route.method] : [];
 }
 
+function pathParameters(positionals: readonly RouteParameter[]): JsonSchema[] {
+  return positionals.map((param) => ({
+    name: param.name,
+    in: 'path',
+    required: true,
+    schema: castSchema(param.cast),
+  }));
+}
+
+function queryParameters(route: Route): JsonSchema[] {
+  const parameters: JsonSchema[] = route.keywords.map((param) => ({
+    name: param.name,
+    in: 'query',
+    required: param.required,
+    schema: parameterSchema(param),
+  }));
+  if (route.keywordRest) {
+    parameters.push({
+      name: 'keywords',
+      in: 'query',
+      description: 'Any further keywords, which the handler collects',
+      style: 'form',
+      explode: true,
+      schema: { type: 'object', additionalProperties: { type: 'string' } },
+    });
+  }
+  return parameters;
+}
+
+/** The keyword object as a body schema; unknown keywords are a 400 unless the handler collects them. */
+function bodySchema(route: Route): JsonSchema {
+  const required = route.keywords.filter((param) => param.required).map((param) => param.name);
+  return {
+    type: 'object',
+    properties: Object.fromEntries(route.keywords.map((param) => [param.name, parameterSchema(param)])),
+    ...(required.length > 0 ? { required } : {}),
+    additionalProperties: route.keywordRest,
+  };
+}
+
+function requestBody(schemaName: string, schema: JsonSchema): JsonSchema {
+  const ref = { $ref: `#/components/schemas/${schemaName}` };
+  return {
+    required: Array.isArray(schema.required),
+    content: {
+      'application/json': { schema: ref },
+      'application/x-www-form-urlencoded': { schema: ref },
+      'multipart/form-data': { schema: ref },
+    },
+  };
+}
+
+/** Success statuses from the handler's code, then the status table's errors that apply. */
+function responses(route: Route, outcome: Outcomes, noteStatuses: readonly number[], hasBody: boolean) {
+  const result: Record<string, JsonSchema> = {};
+  for (const status of outcome.success)
+    result[String(status)] = successResponse(status, route.handler.mediaType);
+  const errors = new Set([400, ...outcome.errors, ...noteStatuses]);
+  if (route.positionals.length > 0 || route.rest) errors.add(404);
+  if (route.handler.cors) errors.add(403);
+  if (hasBody) errors.add(413);
+  for (const status of [...errors].sort((a, b) => a - b)) result[String(status)] = errorResponse(status);
+  return result;
+}
+
+/** The class paths' methods, so `ANY` is documented only for the methods its class lacks. */
+function methodsByClassPath(routes: readonly Route[]): Map<string, Set<string>> {
+  const methods = new Map<string, Set<string>>();
+  for (const route of routes) {
+    const key = classPath(route);
+    methods.set(key, (methods.get(key) ?? new Set()).add(route.method));
+  }
+  return methods;
+}
+
 /**
  * Builds the OpenAPI 3.1 document of a set of routes. Paths come from the class paths plus the
  * positionals (each optional positional adds a longer path); keywords become query parameters or a
@@ -144,107 +219,46 @@ export function openapiDocument(
   const tags = new Map<string, string>();
   const operationIds = new Set<string>();
   const outcomes = handlerOutcomes([...new Set(routes.map((route) => route.handler.fn))]);
-  const methodsByClass = new Map<string, Set<string>>();
-  for (const route of routes) {
-    const key = classPath(route);
-    const methods = methodsByClass.get(key) ?? new Set<string>();
-    methods.add(route.method);
-    methodsByClass.set(key, methods);
-  }
+  const classMethods = methodsByClassPath(routes);
 
   for (const route of routes) {
     const tag = classPath(route);
-    const handlerOutcome = outcomes.get(route.handler.fn) ?? { success: [200], errors: [] };
+    const outcome = outcomes.get(route.handler.fn) ?? { success: [200], errors: [] };
     const notes = handlerNotes(route.handler.fn);
-    const schemeNames = notes.flatMap((note) => {
+    const security = notes.flatMap((note) => {
       const known = note.auth ? SECURITY_SCHEMES[note.auth] : undefined;
       if (!known) return [];
       securitySchemes[known.name] = known.scheme;
-      return [known.name];
+      return [{ [known.name]: [] }];
     });
     const noteStatuses = notes.flatMap((note) => note.statuses ?? []);
 
-    for (const method of documentedMethods(route, methodsByClass.get(tag) ?? new Set())) {
+    for (const method of documentedMethods(route, classMethods.get(tag) ?? new Set())) {
       const docs = docsOf(route, method, cwd);
       if (!tags.has(tag)) tags.set(tag, docs.classDoc ?? `${route.exportName} in ${route.file}`);
+      const inQuery = keywordPlace(method) === 'query';
+      const hasBody = !inQuery && (route.keywords.length > 0 || route.keywordRest);
       for (let count = route.minPositionals; count <= route.positionals.length; count += 1) {
         const positionals = route.positionals.slice(0, count);
         const path = `/${[...route.segments, ...positionals.map((param) => `{${param.name}}`)].join('/')}`;
-        let operationId = operationIdOf(method, route, positionals);
-        for (let suffix = 2; operationIds.has(operationId); suffix += 1) {
-          operationId = `${operationIdOf(method, route, positionals)}${suffix}`;
-        }
+        const baseId = operationIdOf(method, route, positionals);
+        let operationId = baseId;
+        for (let suffix = 2; operationIds.has(operationId); suffix += 1) operationId = `${baseId}${suffix}`;
         operationIds.add(operationId);
 
-        const parameters: JsonSchema[] = positionals.map((param) => ({
-          name: param.name,
-          in: 'path',
-          required: true,
-          schema: castSchema(param.cast),
-        }));
-        let requestBody: JsonSchema | undefined;
-        if (keywordPlace(method) === 'query') {
-          for (const param of route.keywords) {
-            parameters.push({
-              name: param.name,
-              in: 'query',
-              required: param.required,
-              schema: parameterSchema(param),
-            });
-          }
-          if (route.keywordRest) {
-            parameters.push({
-              name: 'keywords',
-              in: 'query',
-              description: 'Any further keywords, which the handler collects',
-              style: 'form',
-              explode: true,
-              schema: { type: 'object', additionalProperties: { type: 'string' } },
-            });
-          }
-        } else if (route.keywords.length > 0 || route.keywordRest) {
-          const name = `${operationId.charAt(0).toUpperCase()}${operationId.slice(1)}Body`;
-          const required = route.keywords.filter((param) => param.required).map((param) => param.name);
-          schemas[name] = {
-            type: 'object',
-            properties: Object.fromEntries(
-              route.keywords.map((param) => [param.name, parameterSchema(param)]),
-            ),
-            ...(required.length > 0 ? { required } : {}),
-            additionalProperties: route.keywordRest,
-          };
-          const schema = { $ref: `#/components/schemas/${name}` };
-          requestBody = {
-            required: required.length > 0,
-            content: {
-              'application/json': { schema },
-              'application/x-www-form-urlencoded': { schema },
-              'multipart/form-data': { schema },
-            },
-          };
-        }
-
-        const responses: Record<string, JsonSchema> = {};
-        for (const status of handlerOutcome.success) {
-          responses[String(status)] = successResponse(status, route.handler.mediaType);
-        }
-        const errors = new Set([400, ...handlerOutcome.errors, ...noteStatuses]);
-        if (route.positionals.length > 0 || route.rest) errors.add(404);
-        if (route.handler.cors) errors.add(403);
-        if (requestBody) errors.add(413);
-        for (const status of [...errors].sort((a, b) => a - b))
-          responses[String(status)] = errorResponse(status);
-
+        const parameters = [...pathParameters(positionals), ...(inQuery ? queryParameters(route) : [])];
         const operation: JsonSchema = { operationId, summary: docs.summary };
         if (docs.description) operation.description = docs.description;
         operation.tags = [tag];
         if (parameters.length > 0) operation.parameters = parameters;
-        if (requestBody) operation.requestBody = requestBody;
-        operation.responses = responses;
-        if (schemeNames.length > 0) operation.security = schemeNames.map((name) => ({ [name]: [] }));
-        const item = paths[path] ?? {};
-        item[method.toLowerCase()] = operation;
-        paths[path] = item;
+        if (hasBody) {
+          const schemaName = `${operationId.charAt(0).toUpperCase()}${operationId.slice(1)}Body`;
+          schemas[schemaName] = bodySchema(route);
+          operation.requestBody = requestBody(schemaName, schemas[schemaName]);
+        }
+        operation.responses = responses(route, outcome, noteStatuses, hasBody);
+        if (security.length > 0) operation.security = security;
+        paths[path] = { ...paths[path], [method.toLowerCase()]: operation };
       }
     }
   }
