@@ -8,9 +8,11 @@ import { parseSearch } from './http/query.js';
 import { renderError, renderValue, unsendable } from './http/render.js';
 import { NO_KEYWORDS } from './http/request.js';
 import { EndpointResponse } from './http/response.js';
+import { assignHandler } from './lifecycle.js';
 import type { Handler } from './routing/handler.js';
 import { type RouteNode, walk } from './routing/tree.js';
 import type { Settings } from './settings.js';
+import { isThenable } from './settle.js';
 
 /**
  * Splits a raw path on `/`, drops empty segments (so `/foo/`, `//foo` and `/foo` are one path), and
@@ -37,10 +39,6 @@ function decodeSegment(raw: string): string {
   } catch {
     throw new CallError(400, `malformed percent-encoding in path segment '${raw}'`);
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 /**
@@ -115,23 +113,34 @@ export class Dispatcher {
     return this.#call(handler, context);
   }
 
-  /** Binds the arguments, then runs the handler on a fresh controller and renders its value. */
+  /**
+   * Runs the handler on a fresh controller and renders its value. A plain handler (no decorators, no
+   * overridden hooks) is bound and called directly; any other goes through `controller.handle()`,
+   * the documented lifecycle: decorators' `before` hooks, binding, the handler, `after` hooks.
+   */
   #call(handler: Handler, context: RequestContext): Outcome | Promise<Outcome> {
-    const request = context.request;
-    const keywords = request.keywords === NO_KEYWORDS ? null : (request.keywords as Keywords);
-    const args = bindArguments(handler.plan, request.positionals as unknown[], keywords);
-    if (args instanceof Promise) return args.then((bound) => this.#invoke(handler, context, bound));
-    return this.#invoke(handler, context, args);
+    const { request, response } = context;
+    if (handler.plain) {
+      const keywords = request.keywords === NO_KEYWORDS ? null : (request.keywords as Keywords);
+      const args = bindArguments(handler.plan, request.positionals as unknown[], keywords);
+      if (args instanceof Promise) return args.then((bound) => this.#invoke(handler, context, bound));
+      return this.#invoke(handler, context, args);
+    }
+    const controller = new handler.Class(request, response);
+    assignHandler(controller, handler);
+    return this.#render(controller.handle(), handler, response);
   }
 
   #invoke(handler: Handler, context: RequestContext, args: unknown[]): Outcome | Promise<Outcome> {
-    const response = context.response;
-    const controller = new handler.Class(context.request, response);
-    const result = handler.fn.apply(controller, args);
-    if (isThenable(result)) {
-      return Promise.resolve(result).then((value) => renderValue(value, response, handler.mediaType));
+    const controller = new handler.Class(context.request, context.response);
+    return this.#render(handler.target.apply(controller, args), handler, context.response);
+  }
+
+  #render(body: unknown, handler: Handler, response: EndpointResponse): Outcome | Promise<Outcome> {
+    if (isThenable(body)) {
+      return Promise.resolve(body).then((value) => renderValue(value, response, handler.mediaType));
     }
-    return renderValue(result, response, handler.mediaType);
+    return renderValue(body, response, handler.mediaType);
   }
 
   /**

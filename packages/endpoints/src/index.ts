@@ -1,7 +1,7 @@
 export { type App, createApp, surveyRoutes } from './app.js';
 export type { Cast, CastTable } from './binding/casts.js';
 export { keepSignature } from './binding/signature.js';
-export { Controller, type ControllerClass } from './controller.js';
+export { Controller, type ControllerClass, type RequestParams } from './controller.js';
 export type { SkippedEntry, SkipReason } from './discovery/report.js';
 export {
   AccessDenied,
@@ -14,10 +14,25 @@ export {
   isCallError,
   Redirect,
 } from './errors.js';
-export { authBasic, authBearer, type BasicCheck, type BearerCheck } from './extras/auth.js';
+export {
+  type AuthCheck,
+  AuthDecorator,
+  type AuthOptions,
+  authBasic,
+  authBearer,
+  type BasicCheck,
+  type BearerCheck,
+} from './extras/auth.js';
 export { httpCache, noHttpCache } from './extras/cache.js';
 export type { CorsOption, CorsSettings } from './extras/cors.js';
-export { type BeforeHandler, runBefore } from './extras/decorate.js';
+export {
+  type BeforeHandler,
+  ControllerDecorator,
+  type Decorator,
+  type DecoratorHooks,
+  decorate,
+  runBefore,
+} from './extras/decorate.js';
 export { errorBody } from './http/render.js';
 export { type BasicCredentials, EndpointRequest } from './http/request.js';
 export { EndpointResponse } from './http/response.js';

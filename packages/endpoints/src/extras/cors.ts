@@ -1,8 +1,7 @@
-import { keepSignature } from '../binding/signature.js';
 import type { Controller } from '../controller.js';
 import { CallError } from '../errors.js';
 import type { EndpointResponse } from '../http/response.js';
-import type { HandlerFunction } from './decorate.js';
+import { decorate, type HandlerFunction } from './decorate.js';
 
 export interface CorsSettings {
   /** Allowed origins: a list, or a predicate; every origin when absent. */
@@ -72,7 +71,7 @@ function answerPreflight(
 }
 
 /**
- * A CORS class's handlers, as the class option asks: each checks the origin before it runs, and the
+ * A CORS class's handlers, as the class option asks: each checks the origin before anything else, and the
  * class answers the preflight with `OPTIONS` unless it has its own. Added when the class is loaded,
  * so dispatch knows nothing about CORS.
  */
@@ -82,14 +81,13 @@ export function withCors(
 ): ReadonlyMap<string, HandlerFunction> {
   const policy = corsPolicy(option);
   if (policy === null) return methods;
+  // The origin check is the outermost layer: it runs before any decorator, and before binding.
+  const admitting = decorate({
+    name: 'cors',
+    before: (controller) => admitOrigin(policy, controller.request.header('origin'), controller.response),
+  });
   const wrapped = new Map<string, HandlerFunction>();
-  for (const [method, fn] of methods) {
-    const admitting = function (this: Controller, ...args: unknown[]) {
-      admitOrigin(policy, this.request.header('origin'), this.response);
-      return fn.apply(this, args);
-    };
-    wrapped.set(method, keepSignature(admitting, fn));
-  }
+  for (const [method, fn] of methods) wrapped.set(method, admitting(fn));
   if (!wrapped.has('OPTIONS')) {
     // Any arguments are accepted, as the reference's `OPTIONS(*args, **kwargs)` accepts them.
     wrapped.set('OPTIONS', function OPTIONS(this: Controller, { ...keywords } = {}, ...args: unknown[]) {

@@ -1,18 +1,24 @@
 import { type BindingPlan, planBinding } from '../binding/bind.js';
 import { readSignature } from '../binding/signature.js';
-import type { ControllerClass } from '../controller.js';
+import { type ControllerClass, handlerMethodNames, overridesHooks } from '../controller.js';
 import { withCors } from '../extras/cors.js';
-import type { HandlerFunction } from '../extras/decorate.js';
-import { isHandlerName } from '../naming.js';
+import { type DecoratorHooks, type HandlerFunction, peelLayers } from '../extras/decorate.js';
 
 /** One routable method, with everything a request needs precomputed at load. */
 export interface Handler {
   readonly Class: ControllerClass;
   readonly method: string;
+  /** The method as the class declares it, decorators included (reflection reads its wrappers). */
   readonly fn: HandlerFunction;
+  /** Decorator layers around the method, outermost first; their `before` hooks run before binding. */
+  readonly layers: readonly DecoratorHooks[];
+  /** What runs once the layers' `before` hooks passed and the arguments are bound. */
+  readonly target: HandlerFunction;
   readonly plan: BindingPlan;
   /** Media type implied by the class name's extension (`Foo_xml`), if any. */
   readonly mediaType: string | undefined;
+  /** No decorators and no overridden lifecycle hooks: dispatch may bind and call directly. */
+  readonly plain: boolean;
   /** For reflection (routes, OpenAPI) only: the class has CORS on. Dispatch never reads it. */
   readonly cors: boolean;
   /** For reflection only: the CORS preflight added at load, not a method of the class. */
@@ -21,19 +27,8 @@ export interface Handler {
 
 /** Upper-case handler methods of a class, own or inherited, nearest definition first. */
 function handlerMethods(Class: ControllerClass): Map<string, HandlerFunction> {
-  const methods = new Map<string, HandlerFunction>();
-  for (
-    let proto = Class.prototype;
-    proto && proto !== Object.prototype;
-    proto = Object.getPrototypeOf(proto)
-  ) {
-    for (const name of Object.getOwnPropertyNames(proto)) {
-      if (methods.has(name) || !isHandlerName(name)) continue;
-      const descriptor = Object.getOwnPropertyDescriptor(proto, name);
-      if (typeof descriptor?.value === 'function') methods.set(name, descriptor.value);
-    }
-  }
-  return methods;
+  const prototype = Class.prototype as unknown as Record<string, HandlerFunction>;
+  return new Map(handlerMethodNames(prototype).map((name) => [name, prototype[name] as HandlerFunction]));
 }
 
 /**
@@ -49,11 +44,24 @@ export function classHandlers(
   const handlers = new Map<string, Handler>();
   const own = handlerMethods(Class);
   const cors = Boolean(Class.cors);
+  const hooked = overridesHooks(Class);
   for (const [method, fn] of withCors(Class.cors, own)) {
     const label = `${exportName}.${method}`;
     const signature = readSignature(fn, `${label} in ${where}`);
     const plan = planBinding(label, signature, Class.types?.[method]);
-    handlers.set(method, { Class, method, fn, plan, mediaType, cors, preflight: !own.has(method) });
+    const { layers, target } = peelLayers(fn);
+    handlers.set(method, {
+      Class,
+      method,
+      fn,
+      layers,
+      target,
+      plan,
+      mediaType,
+      plain: layers.length === 0 && !hooked,
+      cors,
+      preflight: !own.has(method),
+    });
   }
   return handlers;
 }

@@ -9,7 +9,7 @@ const scratch = join(packageRoot, '.tmp');
 const sourceIndex = join(packageRoot, 'src', 'index.js');
 
 /** What every generated controller module can use, like the reference tests' module header. */
-const HEADER = `import { Controller, CallError, CallStop, Redirect, AccessDenied, authBasic, authBearer, httpCache, noHttpCache } from ${JSON.stringify(sourceIndex)};\n`;
+const HEADER = `import { Controller, CallError, CallStop, Redirect, AccessDenied, authBasic, authBearer, httpCache, noHttpCache, ControllerDecorator, AuthDecorator, decorate, runBefore } from ${JSON.stringify(sourceIndex)};\n`;
 
 const created: string[] = [];
 after(() => {

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { type CliServer, startCli } from './support/cli.js';
+import { writeControllers } from './support/controllers.js';
+
+/**
+ * The reference features an application extends (lifecycle, decorators, hooks, …), once more
+ * through the CLI as a process, over one controller tree.
+ */
+const CONTROLLERS = {
+  'index.ts': `
+    export class Secret extends Controller {
+      @authBasic((u, p) => u === 'ada' && p === 'secret')
+      GET(id) { return id; }
+    }
+    @httpCache(500)
+    export class Cached extends Controller { GET() { return 'get'; } POST() { return 'post'; } }
+    export class Hooked extends Controller {
+      getResponseBody(body) { return { wrapped: body }; }
+      handleError(error) { if (error.message === 'soft') return 'recovered'; throw error; }
+      GET(kind) { if (kind === 'soft') throw new Error('soft'); return kind; }
+    }
+    class Shout extends ControllerDecorator {
+      after(controller, body) { return String(body).toUpperCase(); }
+    }
+    export class Loud extends Controller {
+      @(new Shout().decorator())
+      GET() { return 'quiet'; }
+    }`,
+};
+
+describe('issue 16 features through the CLI as a process', () => {
+  let server: CliServer;
+  const get = (path: string, init?: RequestInit) => fetch(`${server.base}${path}`, init);
+  before(async () => {
+    server = await startCli(writeControllers(CONTROLLERS));
+  });
+  after(() => server.child.stop());
+
+  test('lifecycle order: an unauthenticated request with extra segments → 401, not 404', async () => {
+    const response = await get('/secret/1/2/3?x=1');
+    assert.equal(response.status, 401);
+    assert.equal(response.headers.get('www-authenticate'), 'Basic');
+    assert.equal(await response.json(), 'username is required');
+  });
+
+  test('a class decorator decorates every method and the class stays routed', async () => {
+    for (const method of ['GET', 'POST']) {
+      const response = await get('/cached', { method });
+      assert.equal(await response.json(), method.toLowerCase());
+      assert.equal(response.headers.get('cache-control'), 'max-age=500');
+    }
+  });
+
+  test('controller hooks: getResponseBody and handleError', async () => {
+    assert.deepEqual(await (await get('/hooked/x')).json(), { wrapped: 'x' });
+    assert.deepEqual(await (await get('/hooked/soft')).json(), { wrapped: 'recovered' });
+  });
+
+  test('a ControllerDecorator after hook', async () => {
+    assert.equal(await (await get('/loud')).json(), 'QUIET');
+  });
+});

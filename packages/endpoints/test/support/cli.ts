@@ -1,0 +1,28 @@
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { type ManagedProcess, spawnManaged } from '@platform/testkit';
+
+const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
+const tsx = join(packageRoot, '..', '..', 'node_modules', '.bin', 'tsx');
+const bin = join(packageRoot, 'bin', 'endpoints.ts');
+const LISTENING = /endpoints listening on (http:\/\/127\.0\.0\.1:(\d+))/;
+
+export interface CliServer {
+  /** `http://127.0.0.1:<port>` */
+  readonly base: string;
+  readonly child: ManagedProcess;
+}
+
+/** Starts the endpoints CLI on a free port over `prefix` and waits until it says where it listens. */
+export async function startCli(prefix: string, timeoutMs = 30_000): Promise<CliServer> {
+  const child = spawnManaged(tsx, [bin, '--prefix', prefix, '--host', '127.0.0.1:0']);
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const match = LISTENING.exec(child.output());
+    if (match) return { base: match[1] as string, child };
+    await delay(50);
+  }
+  await child.stop();
+  throw new Error(`the CLI did not report listening:\n${child.output()}`);
+}
