@@ -15,6 +15,7 @@ import { apiDocs } from './http/docs.js';
 import { clientErrorHandler, rejectEncodedBodies, rejectLongUrls } from './http/framework-errors.js';
 import { problemErrorHandler, problemNotFoundHandler } from './http/problem.js';
 import { contractRoutes } from './http/routes.js';
+import { securityHeaders } from './http/security-headers.js';
 import { contractValidatorCompiler } from './http/validation.js';
 import { booksHandlers } from './modules/books/books.handlers.js';
 import { BooksRepository } from './modules/books/books.repository.js';
@@ -24,6 +25,7 @@ import { ReservationsRepository } from './modules/reservations/reservations.repo
 import { ReservationsService } from './modules/reservations/reservations.service.js';
 import { meHandlers } from './modules/users/me.handler.js';
 import { UsersRepository } from './modules/users/users.repository.js';
+import { pageAssets } from './pages/assets.js';
 
 export interface AppOptions {
   config: Config;
@@ -36,6 +38,10 @@ export interface AppOptions {
 
 /** Wires the service: cookies, sessions, CSRF, docs and the contract's routes. Does not listen. */
 export async function buildApp({ config, db, logger = false, clock }: AppOptions): Promise<FastifyInstance> {
+  const headers = securityHeaders({
+    publicBaseUrl: config.publicBaseUrl,
+    formActionOrigins: config.oidcProviders.map((provider) => provider.issuer.origin),
+  });
   const app = Fastify({
     logger,
     trustProxy: config.trustProxy,
@@ -44,7 +50,10 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
     requestIdHeader: config.trustProxy ? 'x-request-id' : false,
     clientErrorHandler,
     // Malformed paths and over-long path segments, which fail before routing.
-    frameworkErrors: problemErrorHandler,
+    frameworkErrors: (error, request, reply) => {
+      headers.setOn(request, reply);
+      return problemErrorHandler(error, request, reply);
+    },
   });
   const allowedMethods = new AllowedMethods();
   allowedMethods.attach(app);
@@ -55,6 +64,7 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  await app.register(headers.plugin);
   app.addHook('onRequest', rejectLongUrls);
   app.addHook('preParsing', rejectEncodedBodies);
 
@@ -71,7 +81,9 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
   await app.register(sessions, {
     store: new CachingSessionStore(sessionStore, clock),
     publicBaseUrl: config.publicBaseUrl,
+    purgeIntervalMs: config.session.purgeIntervalMs,
   });
+  app.decorateRequest('csrfToken', '');
   app.addHook('onRequest', csrfProtection(config.publicBaseUrl));
 
   await app.register(loginRoutes, {
@@ -79,6 +91,7 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
     users,
     publicBaseUrl: config.publicBaseUrl,
   });
+  await app.register(pageAssets);
   await app.register(apiDocs);
   await contractRoutes(app, {
     ...booksHandlers(new BooksService(new BooksRepository(db)), config.publicBaseUrl),

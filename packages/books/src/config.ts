@@ -12,6 +12,8 @@ export interface SessionConfig {
   /** True when SESSION_SECRET was not set and the development default is in use. */
   secretIsDevelopmentDefault: boolean;
   idleTimeoutMs: number;
+  /** How often expired sessions are deleted (SESSION_PURGE_INTERVAL, default 5m). */
+  purgeIntervalMs: number;
 }
 
 export interface Config {
@@ -144,6 +146,7 @@ function parseAdminEmails(raw: string | undefined): string[] {
 
 function parseSession(env: NodeJS.ProcessEnv, production: boolean): SessionConfig {
   const idleTimeoutMs = parseDuration('SESSION_IDLE_TIMEOUT', env.SESSION_IDLE_TIMEOUT, 30 * 60_000);
+  const purgeIntervalMs = parseDuration('SESSION_PURGE_INTERVAL', env.SESSION_PURGE_INTERVAL, 5 * 60_000);
   const secret = env.SESSION_SECRET;
   if (secret === undefined || secret === '') {
     if (production) {
@@ -151,12 +154,17 @@ function parseSession(env: NodeJS.ProcessEnv, production: boolean): SessionConfi
         `SESSION_SECRET is required when NODE_ENV=production: set it to a random string of at least ${MIN_SECRET_LENGTH} characters`,
       );
     }
-    return { secret: DEVELOPMENT_SESSION_SECRET, secretIsDevelopmentDefault: true, idleTimeoutMs };
+    return {
+      secret: DEVELOPMENT_SESSION_SECRET,
+      secretIsDevelopmentDefault: true,
+      idleTimeoutMs,
+      purgeIntervalMs,
+    };
   }
   if (secret.length < MIN_SECRET_LENGTH) {
     throw new ConfigError(`invalid SESSION_SECRET: it must be at least ${MIN_SECRET_LENGTH} characters long`);
   }
-  return { secret, secretIsDevelopmentDefault: false, idleTimeoutMs };
+  return { secret, secretIsDevelopmentDefault: false, idleTimeoutMs, purgeIntervalMs };
 }
 
 function parseLogLevel(raw: string | undefined): string {

@@ -1,5 +1,6 @@
 import { accessMatrixSuite } from './suites/access.js';
 import { concurrencySuite } from './suites/concurrency.js';
+import { headersAndPagesSuite } from './suites/headers-and-pages.js';
 import { hostileInputSuite } from './suites/hostile-input.js';
 import { paginationSuite } from './suites/pagination.js';
 import { reservationLifecycleSuite } from './suites/reservations.js';
@@ -13,3 +14,4 @@ validationSuite('pglite');
 sessionsAndCsrfSuite('pglite');
 concurrencySuite('pglite');
 hostileInputSuite('pglite');
+headersAndPagesSuite('pglite');

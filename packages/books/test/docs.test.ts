@@ -31,7 +31,7 @@ test('/swagger-ui.html leads to Swagger UI, whose assets come from the service i
   const page = await fetch(new URL(redirect.headers.get('location') ?? '', service.url));
   assert.equal(page.status, 200);
   const html = await page.text();
-  assert.match(html, /<title>Swagger UI<\/title>/);
+  assert.match(html, /<title>Book collection service: API<\/title>/);
   const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1] ?? '');
   assert.ok(assets.length > 0);
   for (const asset of assets) {

@@ -2,9 +2,8 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import type { User } from '../modules/users/user.js';
 
-/** Free-form session attributes; `savedUrl` is where a login returns to. */
+/** Free-form session attributes (the pending OIDC login, the provider login for logout). */
 export interface SessionData {
-  savedUrl?: string;
   [attribute: string]: unknown;
 }
 

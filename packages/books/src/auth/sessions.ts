@@ -25,7 +25,7 @@ export interface SessionManager {
   get<T>(request: FastifyRequest, name: string): T | undefined;
   /** Stores an attribute, creating a pre-login session when the request has none. */
   set(request: FastifyRequest, reply: FastifyReply, name: string, value: unknown): Promise<void>;
-  /** Remembers where to go after login (called when a browser is redirected to /login). */
+  /** Remembers where to go after login in a cookie, not the session (called when a browser is sent to /login). */
   saveUrl(request: FastifyRequest, reply: FastifyReply, url: string): Promise<void>;
   /** The store itself, for tools that create sessions outside a request (tests, benchmarks). */
   readonly store: SessionStore;
@@ -46,9 +46,22 @@ declare module 'fastify' {
 export interface SessionPluginOptions {
   store: SessionStore;
   publicBaseUrl: string | undefined;
+  /** How often sessions past their idle timeout are deleted (also at every login). */
+  purgeIntervalMs: number;
 }
 
-async function sessionPlugin(app: FastifyInstance, { store, publicBaseUrl }: SessionPluginOptions) {
+/**
+ * Where to return after login, kept in a cookie as Spring's CookieRequestCache does, so an anonymous
+ * browser navigation creates no session row. Its value passes through safeReturnTo when used, so a
+ * forged cookie can only point at a path of this service.
+ */
+const SAVED_URL_COOKIE = 'REDIRECT_URI';
+const SAVED_URL_MAX_AGE_S = 600;
+
+async function sessionPlugin(
+  app: FastifyInstance,
+  { store, publicBaseUrl, purgeIntervalMs }: SessionPluginOptions,
+) {
   const setSessionCookie = (request: FastifyRequest, reply: FastifyReply, id: string) =>
     reply.setCookie(SESSION_COOKIE, id, cookieOptions(request, publicBaseUrl, true));
 
@@ -65,7 +78,12 @@ async function sessionPlugin(app: FastifyInstance, { store, publicBaseUrl }: Ses
   const manager: SessionManager = {
     store,
     async start(request, reply, userId) {
-      const savedUrl = request.session?.data.savedUrl;
+      const savedCookie = request.cookies[SAVED_URL_COOKIE];
+      const savedUrl =
+        savedCookie === undefined ? undefined : Buffer.from(savedCookie, 'base64url').toString('utf8');
+      if (savedCookie !== undefined) {
+        reply.clearCookie(SAVED_URL_COOKIE, cookieOptions(request, publicBaseUrl, true));
+      }
       if (request.session !== null) await store.delete(request.session.idHash);
       // Logins are rare next to requests: a cheap moment to drop sessions that have timed out.
       await store.deleteExpired();
@@ -81,6 +99,8 @@ async function sessionPlugin(app: FastifyInstance, { store, publicBaseUrl }: Ses
       request.session = null;
       request.user = null;
       reply.clearCookie(SESSION_COOKIE, cookieOptions(request, publicBaseUrl, true));
+      // A new token for whoever uses this browser next, as Spring's CsrfLogoutHandler arranges.
+      issueCsrfToken(request, reply, publicBaseUrl);
     },
     get<T>(request: FastifyRequest, name: string) {
       return request.session?.data[name] as T | undefined;
@@ -90,12 +110,26 @@ async function sessionPlugin(app: FastifyInstance, { store, publicBaseUrl }: Ses
       session.data = { ...session.data, [name]: value };
       await store.saveData(session);
     },
-    saveUrl(request, reply, url) {
-      return manager.set(request, reply, 'savedUrl', url);
+    async saveUrl(request, reply, url) {
+      reply.setCookie(SAVED_URL_COOKIE, Buffer.from(url).toString('base64url'), {
+        ...cookieOptions(request, publicBaseUrl, true),
+        maxAge: SAVED_URL_MAX_AGE_S,
+      });
     },
   };
 
   app.decorate('sessions', manager);
+  const purge = setInterval(() => {
+    store.deleteExpired().then(
+      (count) => {
+        if (count > 0) app.log.info({ count }, 'expired sessions purged');
+      },
+      (error: unknown) =>
+        app.log.warn({ err: error }, 'expired sessions could not be purged; retrying later'),
+    );
+  }, purgeIntervalMs);
+  purge.unref();
+  app.addHook('onClose', async () => clearInterval(purge));
   app.decorateRequest('session', null);
   app.decorateRequest('user', null);
   app.addHook('onRequest', async (request) => {

@@ -2,13 +2,15 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { loadContract } from './contract.js';
+import { API_DOCS_PATH, swaggerUiBranding } from './docs-theme.js';
 
 export const SWAGGER_UI_PREFIX = '/swagger-ui';
 
 /**
- * Publishes the contract as springdoc does: `/v3/api-docs` (JSON), `/v3/api-docs.yaml` and Swagger UI
- * at `/swagger-ui.html`, served from the npm packages (no CDN). The docs are public; trying the API
- * needs a session, and the UI echoes the XSRF-TOKEN cookie so unsafe methods work.
+ * Publishes the contract as springdoc does: `/v3/api-docs` (JSON), `/v3/api-docs.yaml`,
+ * `/v3/api-docs/swagger-config`, and Swagger UI at `/swagger-ui.html` and `/swagger-ui/index.html`,
+ * served from the npm packages (no CDN) and branded as this service. The docs are public; trying the
+ * API needs a session, and the UI echoes the XSRF-TOKEN cookie so unsafe methods work.
  */
 export async function apiDocs(app: FastifyInstance): Promise<void> {
   await app.register(fastifySwagger, {
@@ -17,9 +19,10 @@ export async function apiDocs(app: FastifyInstance): Promise<void> {
   });
   await app.register(fastifySwaggerUi, {
     routePrefix: SWAGGER_UI_PREFIX,
+    ...swaggerUiBranding,
     uiConfig: {
       deepLinking: true,
-      url: '/v3/api-docs',
+      url: API_DOCS_PATH,
       withCredentials: true,
       // Swagger UI passes a plain request object, not a fetch Request as the plugin's types say.
       requestInterceptor: copyXsrfCookieToHeader as never,
@@ -31,9 +34,16 @@ export async function apiDocs(app: FastifyInstance): Promise<void> {
   app.get('/v3/api-docs.yaml', { schema: { hide: true } }, async (_request, reply) =>
     reply.type('application/yaml').send(app.swagger({ yaml: true })),
   );
-  app.get('/swagger-ui.html', { schema: { hide: true } }, async (_request, reply) =>
-    reply.redirect(`${SWAGGER_UI_PREFIX}/`, 302),
-  );
+  app.get(`${API_DOCS_PATH}/swagger-config`, { schema: { hide: true } }, async () => ({
+    configUrl: `${API_DOCS_PATH}/swagger-config`,
+    url: API_DOCS_PATH,
+    validatorUrl: '',
+  }));
+  for (const path of ['/swagger-ui.html', `${SWAGGER_UI_PREFIX}/index.html`]) {
+    app.get(path, { schema: { hide: true } }, async (_request, reply) =>
+      reply.redirect(`${SWAGGER_UI_PREFIX}/`, 302),
+    );
+  }
 }
 
 declare const document: { cookie: string };

@@ -131,6 +131,7 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
         'Content-Type: application/problem+json; charset=utf-8\r\n' +
         'X-Content-Type-Options: nosniff\r\n' +
+        'X-Frame-Options: DENY\r\n' +
         'Cache-Control: no-cache, no-store, max-age=0, must-revalidate\r\n' +
         'Connection: close\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,

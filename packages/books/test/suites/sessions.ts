@@ -90,8 +90,15 @@ export function sessionsAndCsrfSuite(driver: Driver, skip: false | string = fals
     test('login seam: a browser is sent to /login, then signed in under a NEW id and sent back', async () => {
       const navigation = await api.get('/reservations?page=0', { headers: { accept: BROWSER_ACCEPT } });
       assert.equal(navigation.status, 302);
-      const preLogin = cookieValue(navigation, 'JSESSIONID') ?? '';
+      const savedUrl = cookieValue(navigation, 'REDIRECT_URI') ?? '';
       const xsrf = cookieValue(navigation, 'XSRF-TOKEN') ?? '';
+      // A pre-login session, as the authorization redirect creates one to hold the OIDC state.
+      const attribute = await api.post('/seam/attribute', {
+        body: { state: 'pending' },
+        headers: { cookie: `XSRF-TOKEN=${xsrf}`, 'x-xsrf-token': xsrf },
+      });
+      const preLogin = cookieValue(attribute, 'JSESSIONID') ?? '';
+      assert.notEqual(preLogin, '');
       const user = await service.users.upsertFromLogin({
         issuer: 'https://idp.example',
         subject: 'alice',
@@ -101,10 +108,14 @@ export function sessionsAndCsrfSuite(driver: Driver, skip: false | string = fals
       });
       const login = await api.post('/seam/login', {
         body: { userId: user.id },
-        headers: { cookie: `JSESSIONID=${preLogin}; XSRF-TOKEN=${xsrf}`, 'x-xsrf-token': xsrf },
+        headers: {
+          cookie: `JSESSIONID=${preLogin}; XSRF-TOKEN=${xsrf}; REDIRECT_URI=${savedUrl}`,
+          'x-xsrf-token': xsrf,
+        },
       });
       assert.equal(login.status, 200);
       assert.deepEqual(login.body, { savedUrl: '/reservations?page=0' });
+      assert.match(login.cookies.get('REDIRECT_URI') ?? '', /Expires=Thu, 01 Jan 1970/, 'used once');
       const sessionCookie = login.cookies.get('JSESSIONID') ?? '';
       assert.match(sessionCookie, /HttpOnly/);
       assert.match(sessionCookie, /SameSite=Lax/);

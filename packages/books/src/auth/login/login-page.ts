@@ -1,3 +1,4 @@
+import { htmlPage } from '../../pages/layout.js';
 import type { OidcProviderSummary } from '../oidc/client.js';
 import { escapeHtml } from './html.js';
 
@@ -7,6 +8,8 @@ export interface LoginPageState {
   loggedOut: boolean;
   /** A login attempt failed; shown as is (already user-facing). */
   error?: string | undefined;
+  /** Who is signed in already, if anyone (the page then offers signing out too). */
+  signedInAs?: string | undefined;
 }
 
 /** `GET /login`: one link per provider, like Spring Security's generated login page. */
@@ -22,7 +25,9 @@ export function loginPage(state: LoginPageState): string {
     state.providers.length > 0
       ? `<ul>${links}</ul>`
       : '<p>No login provider is configured (OIDC_PROVIDERS).</p>';
-  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Sign in: book collection</title>
-<style>body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}li{margin:.5rem 0}</style></head>
-<body><h1>Sign in to the book collection</h1>${notice}${error}<p>Sign in with:</p>${body}</body></html>`;
+  return htmlPage({
+    title: 'Sign in: book collection',
+    signedInAs: state.signedInAs,
+    body: `<h1>Sign in to the book collection</h1>${notice}${error}<p>Sign in with:</p>${body}`,
+  });
 }

@@ -3,10 +3,13 @@ import { AppError } from '../../errors.js';
 import { baseUrlOf } from '../../http/links.js';
 import { sendProblem } from '../../http/problem.js';
 import type { UsersRepository } from '../../modules/users/users.repository.js';
+import { LOGOUT_PATH } from '../../pages/layout.js';
+import { checkCsrfFormField, maskCsrfToken } from '../csrf.js';
 import { LOGIN_PATH, prefersHtml } from '../guards.js';
 import type { OidcClient, PendingAuthorization } from '../oidc/client.js';
 import { OidcError } from '../oidc/errors.js';
 import { loginPage } from './login-page.js';
+import { logoutPage } from './logout-page.js';
 import { safeReturnTo } from './return-to.js';
 
 /** Session attribute holding state, nonce and PKCE verifier between the redirect and the callback. */
@@ -33,6 +36,12 @@ const STATUS_BY_OIDC_CODE: Partial<Record<OidcError['code'], number>> = {
   OIDC_DISCOVERY_FAILED: 502,
   OIDC_USERINFO_FAILED: 502,
 };
+
+const displayName = (request: FastifyRequest) =>
+  request.user === null ? undefined : (request.user.name ?? request.user.email ?? request.user.id);
+
+/** Form bodies are read only here, for the logout form; API routes keep refusing them (415). */
+const FORM_BODY_LIMIT = 4096;
 
 function loginFailure(request: FastifyRequest, reply: FastifyReply, error: OidcError, oidc: OidcClient) {
   const status = STATUS_BY_OIDC_CODE[error.code] ?? 401;
@@ -63,11 +72,25 @@ export async function loginRoutes(app: FastifyInstance, { oidc, users, publicBas
   });
 
   app.get<{ Querystring: Record<string, string | undefined> }>(LOGIN_PATH, async (request, reply) => {
-    return reply
-      .type('text/html; charset=utf-8')
-      .header('cache-control', 'no-store')
-      .send(loginPage({ providers: oidc.providers(), loggedOut: 'logout' in request.query }));
+    const page = loginPage({
+      providers: oidc.providers(),
+      loggedOut: 'logout' in request.query,
+      signedInAs: displayName(request),
+    });
+    return reply.type('text/html; charset=utf-8').send(page);
   });
+
+  app.get(LOGOUT_PATH, async (request, reply) =>
+    reply
+      .type('text/html; charset=utf-8')
+      .send(logoutPage(maskCsrfToken(request.csrfToken), displayName(request))),
+  );
+
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
+    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+  );
 
   app.get<{ Params: { provider: string } }>('/oauth2/authorization/:provider', async (request, reply) => {
     const { provider } = request.params;
@@ -81,7 +104,7 @@ export async function loginRoutes(app: FastifyInstance, { oidc, users, publicBas
     const redirectUri = `${baseUrlOf(request, publicBaseUrl)}/login/oauth2/code/${provider}`;
     const { url, pending } = await oidc.startAuthorization(provider, redirectUri);
     await app.sessions.set(request, reply, PENDING_LOGIN, pending);
-    return reply.header('cache-control', 'no-store').redirect(url.href, 302);
+    return reply.redirect(url.href, 302);
   });
 
   app.get<{ Params: { provider: string } }>('/login/oauth2/code/:provider', async (request, reply) => {
@@ -110,25 +133,28 @@ export async function loginRoutes(app: FastifyInstance, { oidc, users, publicBas
     return reply.redirect(`${baseUrlOf(request, publicBaseUrl)}${safeReturnTo(savedUrl)}`, 302);
   });
 
-  app.post('/logout', async (request, reply) => {
-    const login = app.sessions.get<ProviderLogin>(request, PROVIDER_LOGIN);
-    await app.sessions.destroy(request, reply);
-    const base = baseUrlOf(request, publicBaseUrl);
-    const signedOut = `${base}${LOGIN_PATH}?logout`;
-    let next = signedOut;
-    if (login !== undefined) {
-      // The local session is gone whatever the provider says; a provider that cannot be reached
-      // only means its own session outlives ours.
-      const endSession = await oidc
-        .endSessionUrl(login.providerId, { idTokenHint: login.idToken, postLogoutRedirectUri: signedOut })
-        .catch((error: unknown) => {
-          request.log.warn({ err: error }, 'RP-initiated logout skipped: the provider is unreachable');
-          return undefined;
-        });
-      next = endSession?.href ?? signedOut;
-    }
-    reply.header('cache-control', 'no-store');
-    if (prefersHtml(request)) return reply.redirect(next, 303);
-    return reply.code(200).send({ logoutUrl: next });
-  });
+  app.post(
+    LOGOUT_PATH,
+    { config: { csrfFormField: true }, preValidation: checkCsrfFormField },
+    async (request, reply) => {
+      const login = app.sessions.get<ProviderLogin>(request, PROVIDER_LOGIN);
+      await app.sessions.destroy(request, reply);
+      const base = baseUrlOf(request, publicBaseUrl);
+      const signedOut = `${base}${LOGIN_PATH}?logout`;
+      let next = signedOut;
+      if (login !== undefined) {
+        // The local session is gone whatever the provider says; a provider that cannot be reached
+        // only means its own session outlives ours.
+        const endSession = await oidc
+          .endSessionUrl(login.providerId, { idTokenHint: login.idToken, postLogoutRedirectUri: signedOut })
+          .catch((error: unknown) => {
+            request.log.warn({ err: error }, 'RP-initiated logout skipped: the provider is unreachable');
+            return undefined;
+          });
+        next = endSession?.href ?? signedOut;
+      }
+      if (prefersHtml(request)) return reply.redirect(next, 303);
+      return reply.code(200).send({ logoutUrl: next });
+    },
+  );
 }
