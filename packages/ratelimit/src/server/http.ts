@@ -1,11 +1,11 @@
-import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
 import type { RateLimitResponse } from '../service/messages.js';
 import type { RateLimitService } from '../service/ratelimit-service.js';
 import { boundedHttpServer, type HttpTimeouts } from './client-limits.js';
 import type { HealthModel } from './health.js';
-import { decodeRateLimitRequest, type EncodedJson, encodeRateLimitResponse } from './json-codec.js';
+import { decodeRateLimitRequest } from './json-request-decoder.js';
+import { type EncodedJson, encodeRateLimitResponse } from './json-response-encoder.js';
 import { TurnEndWriter } from './turn-end-writer.js';
 
 /** Bodies above this are refused like unreadable ones; the reference reads without limit. */
@@ -58,13 +58,7 @@ function handleJson(
   });
   request.on('end', () => {
     const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-    // Decoding would turn each invalid byte into U+FFFD, so `\xff` and `\xfe` would share a counter.
-    if (!isUtf8(body)) {
-      log.debug('/json: unreadable body: not valid UTF-8');
-      plainError(response, 400, 'Bad Request');
-      return;
-    }
-    answerJson(service, writer, body.toString('utf8'), response, log);
+    answerJson(service, writer, body, response, log);
   });
   request.on('error', (error) => {
     log.debug(`/json: unreadable body: ${error.message}`);
@@ -76,7 +70,7 @@ function handleJson(
 function answerJson(
   service: RateLimitService,
   writer: TurnEndWriter,
-  body: string,
+  body: Buffer,
   response: ServerResponse,
   log: Logger,
 ): void {

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { EncodedJson } from './json-codec.js';
+import type { EncodedJson } from './json-response-encoder.js';
 
 /**
  * Sends the /json answers decided during one turn of the event loop together, at the end of that
