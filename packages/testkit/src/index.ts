@@ -1,4 +1,5 @@
 export { requireBinary, type ServiceUnavailable, serviceSkip } from './binaries.js';
+export { assertOneLineError, type CommandResult, occupyPort, runCommand } from './commands.js';
 export { type DnsStub, type SrvAnswer, startDnsStub } from './dns-stub.js';
 export { type MemcachedProcess, startMemcached } from './memcached.js';
 export { freePort, waitForPort } from './ports.js';
