@@ -3,7 +3,7 @@
 // config_check_cmd, and exits 1 with the validation error when one is invalid.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { type FlagSpec, parseFlagsOrExit } from '../src/cli/flags.js';
+import { exitWithUsageError, type FlagSpec, parseFlagsOrExit } from '../src/cli/flags.js';
 import { loadConfig } from '../src/config/loader.js';
 import type { ConfigSource } from '../src/provider/provider.js';
 
@@ -16,14 +16,25 @@ const FLAGS: FlagSpec[] = [
   },
 ];
 
-const flags = parseFlagsOrExit('ratelimit-config-check', FLAGS);
+const COMMAND = 'ratelimit-config-check';
+const flags = parseFlagsOrExit(COMMAND, FLAGS);
 
 const directory = flags.strings.get('config_dir') ?? '';
+if (directory === '')
+  exitWithUsageError(COMMAND, '-config_dir is required: the directory of rate limit YAML files');
+let names: string[];
+try {
+  names = readdirSync(directory).sort();
+} catch (error) {
+  process.stderr.write(`${COMMAND}: ${unreadableDirectory(directory, error)}\n`);
+  process.exit(1);
+}
+
 process.stdout.write('checking rate limit configs...\n');
 process.stdout.write(`loading config directory: ${directory}\n`);
 try {
   const sources: ConfigSource[] = [];
-  for (const name of readdirSync(directory).sort()) {
+  for (const name of names) {
     const path = join(directory, name);
     if (!statSync(path).isFile()) continue;
     process.stdout.write(`opening config file: ${path}\n`);
@@ -34,4 +45,17 @@ try {
 } catch (error) {
   process.stdout.write(`error loading rate limit configs: ${(error as Error).message}\n`);
   process.exit(1);
+}
+
+function unreadableDirectory(path: string, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const why =
+    code === 'ENOENT'
+      ? 'no such directory'
+      : code === 'ENOTDIR'
+        ? 'not a directory'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : (error as Error).message;
+  return `cannot read config directory '${path}': ${why}; set -config_dir to a directory of rate limit YAML files`;
 }

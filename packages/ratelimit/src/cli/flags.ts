@@ -59,16 +59,35 @@ export function usage(command: string, specs: readonly FlagSpec[]): string {
   const lines = specs.map(
     (spec) => `  -${spec.name}${spec.kind === 'bool' ? '' : ' value'}\n    \t${spec.usage}`,
   );
-  return `Usage of ${command}:\n${lines.join('\n')}\n`;
+  const help = '  -h, -help, --help\n    \tprint this usage and exit';
+  return `Usage of ${command}:\n${[...lines, help].join('\n')}\n`;
 }
 
-/** Parses the process arguments, or prints the error and the usage and exits 2, like Go's flag package. */
+/** `-h`, `-help` and `--help` ask for the usage, as in Go's flag package. */
+function asksForHelp(argv: readonly string[]): boolean {
+  return argv.some((arg) => arg === '-h' || arg === '-help' || arg === '--help');
+}
+
+/**
+ * Parses the process arguments. Help prints the usage to stdout and exits 0; a bad flag prints one
+ * line naming it and pointing at `--help`, and exits 2, Go's code for a usage error.
+ */
 export function parseFlagsOrExit(command: string, specs: readonly FlagSpec[]): ParsedFlags {
+  const argv = process.argv.slice(2);
+  if (asksForHelp(argv)) {
+    process.stdout.write(usage(command, specs));
+    process.exit(0);
+  }
   try {
-    return parseFlags(process.argv.slice(2), specs);
+    return parseFlags(argv, specs);
   } catch (error) {
     if (!(error instanceof FlagError)) throw error;
-    process.stderr.write(`${error.message}\n${usage(command, specs)}`);
-    process.exit(2);
+    exitWithUsageError(command, error.message);
   }
+}
+
+/** The one-line usage error of every command: `<command>: <problem> (see <command> --help)`, exit 2. */
+export function exitWithUsageError(command: string, problem: string): never {
+  process.stderr.write(`${command}: ${problem} (see ${command} --help)\n`);
+  process.exit(2);
 }
