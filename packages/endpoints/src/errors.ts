@@ -104,7 +104,8 @@ export type EndpointsErrorCode =
   | 'CONTROLLER_IMPORT_FAILED'
   | 'SIGNATURE_UNREADABLE'
   | 'INVALID_CAST'
-  | 'INVALID_ARGUMENT';
+  | 'INVALID_ARGUMENT'
+  | 'LISTEN_FAILED';
 
 /** A configuration or startup problem; the message says what to change. */
 export class EndpointsError extends Error {

@@ -173,6 +173,23 @@ describe('the endpoints CLI, as a process', () => {
     );
     const development = spawnManaged(process.execPath, [compiledBin, '--prefix', tsControllers, '-H', ':0']);
     assert.equal(await answerOfRoot(development), 'typescript');
+    // Without "type": "module", tsx treats a .ts controller as CommonJS; the ESM hook alone failed
+    // with "Cannot require() ES Module … in a cycle".
+    const commonJsProject = writeControllers(
+      {
+        'package.json': '{ "name": "commonjs-project" }\n',
+        'controllers/index.ts': `import { Controller } from ${compiledIndex};\nexport class Default extends Controller { GET(): string { return 'commonjs'; } }`,
+      },
+      { header: false },
+    );
+    const commonJs = spawnManaged(process.execPath, [
+      compiledBin,
+      '--prefix',
+      join(commonJsProject, 'controllers'),
+      '-H',
+      ':0',
+    ]);
+    assert.equal(await answerOfRoot(commonJs), 'commonjs');
     const refused = await runToExit(process.execPath, [
       join(out, 'bin', 'endpoints.js'),
       '--production',

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { EndpointsError } from '../errors.js';
+import { argumentError } from './commands.js';
 
 export interface CliOptions {
   /** Empty: take the prefixes from APP_PREFIX / ENDPOINTS_PREFIX. */
@@ -15,15 +16,14 @@ export interface CliOptions {
   readonly help: boolean;
 }
 
-export const USAGE = `Usage: endpoints [--prefix <dir|package>]... [--host <host>:<port>] [--reload] [--debug] [--openapi <path>] [--production]
-       endpoints openapi|routes --help   (the OpenAPI document; the route table)
+export const USAGE = `Usage: endpoints [serve] [--prefix <dir|package>]... [--host <host>:<port>] [--reload] [--debug] [--openapi <path>] [--production]
 
   -P, --prefix <path>   controller prefix: a directory, module file or package specifier (repeatable,
                         alias --controller-prefix;
                         default: APP_PREFIX, or its alias ENDPOINTS_PREFIX)
   -H, --host <h:p>      address to listen on (default 127.0.0.1:8000); port 0 picks a free port
       --reload          restart when a file under a prefix changes
-      --debug           stack traces in 500 bodies; the route table at startup
+      --debug           stack traces in 500 bodies and in startup errors; the route table at startup
       --openapi <path>  serve the OpenAPI document at this path (e.g. /openapi.json)
       --production      load compiled JavaScript only (also NODE_ENV=production)
   -h, --help            this text`;
@@ -53,7 +53,7 @@ export function parseCliArgs(argv: readonly string[], env: Record<string, string
   try {
     values = parse(argv).values;
   } catch (error) {
-    throw new EndpointsError('INVALID_ARGUMENT', `${(error as Error).message}\n\n${USAGE}`);
+    throw argumentError(error);
   }
   const { host, port } = parseHost(values.host ?? `${DEFAULT_HOST}:${DEFAULT_PORT}`);
   return {

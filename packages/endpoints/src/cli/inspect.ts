@@ -2,8 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createApp, surveyRoutes } from '../app.js';
-import { EndpointsError } from '../errors.js';
 import { formatRouteTable } from '../routes/table.js';
+import { argumentError } from './commands.js';
 
 export const INSPECT_USAGE = `Usage: endpoints openapi [--prefix <dir|package>]... [--out <file>] [--title <t>] [--api-version <v>] [--server <url>]...
        endpoints routes [--prefix <dir|package>]... [--json]
@@ -45,7 +45,7 @@ function parse(command: InspectCommand, argv: readonly string[]) {
       },
     }).values as Record<string, string | string[] | boolean | undefined>;
   } catch (error) {
-    throw new EndpointsError('INVALID_ARGUMENT', `${(error as Error).message}\n\n${INSPECT_USAGE}`);
+    throw argumentError(error);
   }
 }
 

@@ -1,31 +1,24 @@
-import { EndpointsError } from '../errors.js';
+import { EndpointsError, type EndpointsErrorCode } from '../errors.js';
 import { type CliOptions, parseCliArgs, USAGE } from './args.js';
-import { isInspectCommand, runInspect } from './inspect.js';
+import { type Command, overview, selectCommand } from './commands.js';
+import { INSPECT_USAGE, type InspectCommand, runInspect } from './inspect.js';
 import { superviseWithReload } from './reload.js';
 import { serve } from './serve.js';
 
 const STOP_GRACE_MS = 5000;
 
-/** True when a TypeScript loader (tsx) is already active in this process. */
-function hasTypeScriptLoader(): boolean {
-  const flags = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' ');
-  return flags.includes('tsx');
-}
-
 /** Development runs TypeScript controllers through tsx; production loads compiled JavaScript only. */
 async function prepareLoader(options: Pick<CliOptions, 'production'>): Promise<void> {
-  if (options.production || hasTypeScriptLoader()) return;
-  const { register } = await import('tsx/esm/api');
-  register();
+  // Running as .ts means a TypeScript loader is already active (tsx, the bin launcher).
+  if (options.production || import.meta.url.endsWith('.ts')) return;
+  // Both hooks, like `node --import tsx`: a .ts controller in a package without "type": "module"
+  // is CommonJS to tsx, and the ESM hook alone cannot load it.
+  const [esm, cjs] = await Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]);
+  esm.register();
+  cjs.register();
 }
 
-async function run(argv: readonly string[]): Promise<void> {
-  const [command, ...rest] = argv;
-  if (isInspectCommand(command)) {
-    await prepareLoader({ production: process.env.NODE_ENV === 'production' });
-    await runInspect(command, rest);
-    return;
-  }
+async function runServe(argv: readonly string[]): Promise<void> {
   const options = parseCliArgs(argv, process.env);
   if (options.help) {
     process.stdout.write(`${USAGE}\n`);
@@ -49,13 +42,55 @@ async function run(argv: readonly string[]): Promise<void> {
   if (process.send) process.once('disconnect', stop);
 }
 
-/** The `endpoints` command. Configuration errors print their message and exit with status 2. */
+async function inspect(command: InspectCommand, argv: readonly string[]): Promise<void> {
+  await prepareLoader({ production: process.env.NODE_ENV === 'production' });
+  await runInspect(command, argv);
+}
+
+/** The subcommands; a new one is an entry here with its own module under src/cli. */
+const COMMANDS: Readonly<Record<string, Command>> = {
+  serve: { summary: 'serve the controllers over HTTP', usage: USAGE, run: runServe },
+  openapi: {
+    summary: 'print the OpenAPI 3.1 document of the controllers',
+    usage: INSPECT_USAGE,
+    run: (argv) => inspect('openapi', argv),
+  },
+  routes: {
+    summary: 'print the route table, and what was not mounted and why',
+    usage: INSPECT_USAGE,
+    run: (argv) => inspect('routes', argv),
+  },
+};
+const DEFAULT_COMMAND = 'serve';
+
+/** What to change, where the error's own message is written for the library's callers. */
+const CLI_HINTS: Partial<Record<EndpointsErrorCode, string>> = {
+  INVALID_ARGUMENT: ' (see endpoints --help)',
+  PREFIX_NOT_FOUND: '; pass --prefix (or set APP_PREFIX) with an existing directory, module file or package',
+};
+
+async function run(argv: readonly string[]): Promise<void> {
+  if (argv[0] === '--help' || argv[0] === '-h') {
+    process.stdout.write(`${overview(COMMANDS, DEFAULT_COMMAND)}\n`);
+    return;
+  }
+  const selected = selectCommand(argv, COMMANDS, DEFAULT_COMMAND);
+  await selected.command.run(selected.argv);
+}
+
+/**
+ * The `endpoints` command. A usage or configuration error prints one line and exits 2; an unexpected
+ * error prints one line and exits 1. `--debug` adds the stack.
+ */
 export async function main(argv: readonly string[]): Promise<void> {
   try {
     await run(argv);
   } catch (error) {
-    if (!(error instanceof EndpointsError)) throw error;
-    process.stderr.write(`endpoints: ${error.message}\n`);
-    process.exitCode = 2;
+    const expected = error instanceof EndpointsError;
+    const message = error instanceof Error ? error.message : String(error);
+    const hint = (expected && CLI_HINTS[error.code]) || '';
+    process.stderr.write(`endpoints: ${expected ? '' : 'unexpected error: '}${message}${hint}\n`);
+    if (argv.includes('--debug') && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+    process.exitCode = expected ? 2 : 1;
   }
 }

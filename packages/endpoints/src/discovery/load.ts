@@ -13,7 +13,7 @@ import { declaredClasses } from './source.js';
 
 async function importModule(module: ModuleFile): Promise<Record<string, unknown>> {
   try {
-    return await import(pathToFileURL(module.file).href);
+    return moduleExports(await import(pathToFileURL(module.file).href));
   } catch (error) {
     const hint =
       (error as { code?: string }).code === 'ERR_UNKNOWN_FILE_EXTENSION'
@@ -25,6 +25,17 @@ async function importModule(module: ModuleFile): Promise<Record<string, unknown>
       { cause: error },
     );
   }
+}
+
+/**
+ * A `.ts` file in a package without `"type": "module"` is CommonJS to tsx: its `export`s arrive as
+ * the default export, an object the transform marks `__esModule`. Those are the module's exports.
+ */
+function moduleExports(namespace: Record<string, unknown>): Record<string, unknown> {
+  const fallback = namespace.default as { __esModule?: unknown } | null | undefined;
+  return typeof fallback === 'object' && fallback !== null && fallback.__esModule === true
+    ? (fallback as Record<string, unknown>)
+    : namespace;
 }
 
 /** Imports a module, or records the import error when surveying; null when it could not be imported. */
