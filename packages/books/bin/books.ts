@@ -2,28 +2,35 @@
 // The books command: `books serve` (default) runs the service; `books migrate` applies the SQL migrations;
 // `books users promote|demote <email>` changes a user's role.
 import { withLocalEnv } from '../src/auth/oidc/local-env.js';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { type Config, loadConfig } from '../src/config.js';
 import { migrate } from '../src/db/migrate.js';
 import { openDatabase } from '../src/db/open.js';
 import type { Role } from '../src/modules/users/user.js';
 import { UsersRepository } from '../src/modules/users/users.repository.js';
 import { startService } from '../src/server.js';
+import { exitOnStartupError } from '../src/startup-error.js';
 
 const USAGE = `usage: books [serve|migrate|users promote <email>|users demote <email>]
   serve                 run the HTTP service (applies pending migrations first)   [default]
   migrate               apply pending SQL migrations to DATABASE_URL and exit
   users promote <email> give ROLE_ADMIN to the user(s) with this email
   users demote <email>  set the user(s) with this email back to ROLE_USER
-Configuration comes from the environment and ./.env.local; see packages/books/README.md.`;
+  -h, --help            print this usage and exit
+Configuration comes from the environment and ./.env.local (PORT, HOST, DATABASE_URL, OIDC_*, ...);
+every setting is in the configuration table of packages/books/README.md.`;
 
 class UsageError extends Error {}
 
 /** The environment, with the untracked ./.env.local (login provider secrets) underneath. */
 const config = () => loadConfig(withLocalEnv());
+/** Where the service was asked to listen, once the configuration has been read. */
+let listening: Pick<Config, 'host' | 'port'> | undefined;
 
 async function serve(args: string[]): Promise<void> {
-  if (args.length > 0) throw new UsageError('serve takes no arguments');
-  const service = await startService(config());
+  if (args.length > 0) throw new UsageError(`unexpected argument '${args[0]}': serve takes none`);
+  const settings = config();
+  listening = settings;
+  const service = await startService(settings);
   const stop = async () => {
     await service.close();
     process.exit(0);
@@ -33,7 +40,7 @@ async function serve(args: string[]): Promise<void> {
 }
 
 async function migrateCommand(args: string[]): Promise<void> {
-  if (args.length > 0) throw new UsageError('migrate takes no arguments');
+  if (args.length > 0) throw new UsageError(`unexpected argument '${args[0]}': migrate takes none`);
   const db = await openDatabase(config().database);
   try {
     const { applied } = await migrate(db);
@@ -76,24 +83,22 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
 };
 
 async function main(args: string[]): Promise<void> {
-  const [name = 'serve', ...rest] = args;
-  const command = commands[name];
-  const help = args.includes('--help') || args.includes('-h');
-  if (command === undefined || help) {
-    console.error(help ? USAGE : `books: unknown command '${name}'\n${USAGE}`);
-    process.exitCode = 2;
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(`${USAGE}\n`);
     return;
+  }
+  const [name = 'serve', ...rest] = args;
+  const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (command === undefined) {
+    throw new UsageError(name.startsWith('-') ? `unknown option '${name}'` : `unknown command '${name}'`);
   }
   await command(rest);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof UsageError) {
-    console.error(`books: ${error.message}\n${USAGE}`);
-    process.exitCode = 2;
-    return;
+    console.error(`books: ${error.message} (see books --help)`);
+    process.exit(2);
   }
-  if (error instanceof ConfigError) console.error(`books: ${error.message}`);
-  else console.error('books: failed:', error);
-  process.exit(1);
+  exitOnStartupError(error, listening);
 });

@@ -160,7 +160,7 @@ export async function startDevIdentityProvider(
   } catch (error) {
     throw new DevIdentityProviderError(
       'DEV_IDP_LISTEN_FAILED',
-      `the development identity provider cannot listen on ${host}:${options.port ?? 3001}: ${(error as Error).message}`,
+      `the development identity provider cannot listen on ${host}:${options.port ?? 3001}: ${(error as Error).message}; set OIDC_DEV_ISSUER to a free port, such as http://localhost:3002`,
     );
   }
   if (host === 'localhost') {

@@ -2,8 +2,9 @@
 // with, so a fresh checkout has a working login (alice, bob, admin) without any external account.
 import { withLocalEnv } from '../src/auth/oidc/local-env.js';
 import type { OidcProviderSettings } from '../src/auth/oidc/settings.js';
-import { type Config, ConfigError, loadConfig } from '../src/config.js';
+import { type Config, loadConfig } from '../src/config.js';
 import { startService } from '../src/server.js';
+import { exitOnStartupError } from '../src/startup-error.js';
 
 const loopback = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -13,20 +14,44 @@ function localDevProvider(config: Config): OidcProviderSettings | undefined {
   return dev !== undefined && loopback.has(dev.issuer.hostname) ? dev : undefined;
 }
 
+/**
+ * oidc-provider warns that Node 20 is not its supported runtime, that its state lives in memory and
+ * that it signs with development keys: all known and intended for this development-only provider,
+ * and nothing a user of the quickstart can act on, so they are not printed.
+ */
+async function withoutOidcProviderWarnings<T>(start: () => Promise<T>): Promise<T> {
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (!String(args[0]).includes('oidc-provider WARNING')) warn(...args);
+  };
+  try {
+    return await start();
+  } finally {
+    console.warn = warn;
+  }
+}
+
 async function startLocalIdentityProvider(config: Config, dev: OidcProviderSettings) {
   // Imported only here: production never loads oidc-provider.
-  const { localClientBaseUrls, startDevIdentityProvider } = await import('./identity-provider.js');
+  const { localClientBaseUrls, startDevIdentityProvider } = await withoutOidcProviderWarnings(
+    () => import('./identity-provider.js'),
+  );
   const clientBaseUrls =
     config.publicBaseUrl !== undefined ? [config.publicBaseUrl] : localClientBaseUrls(config.port);
-  return startDevIdentityProvider({
-    host: dev.issuer.hostname.replace(/^\[|\]$/g, ''),
-    port: Number(dev.issuer.port || 80),
-    issuer: dev.issuer.origin,
-    clientBaseUrls,
-    clientId: dev.clientId,
-    clientSecret: dev.clientSecret,
-  });
+  return withoutOidcProviderWarnings(() =>
+    startDevIdentityProvider({
+      host: dev.issuer.hostname.replace(/^\[|\]$/g, ''),
+      port: Number(dev.issuer.port || 80),
+      issuer: dev.issuer.origin,
+      clientBaseUrls,
+      clientId: dev.clientId,
+      clientSecret: dev.clientSecret,
+    }),
+  );
 }
+
+/** Where the service was asked to listen, once the configuration has been read. */
+let listening: Pick<Config, 'host' | 'port'> | undefined;
 
 async function main(): Promise<void> {
   const env = withLocalEnv();
@@ -35,6 +60,7 @@ async function main(): Promise<void> {
     ADMIN_EMAILS: env.NODE_ENV === 'production' ? '' : 'admin@example.com',
     ...env,
   });
+  listening = config;
   const dev = localDevProvider(config);
   let idp: { issuer: string; close(): Promise<void> } | undefined;
   if (config.production) {
@@ -59,10 +85,4 @@ async function main(): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-main().catch((error: unknown) => {
-  const coded = error as { code?: string; message?: string };
-  if (error instanceof ConfigError || coded.code?.startsWith('DEV_IDP_'))
-    console.error(`books: ${coded.message}`);
-  else console.error('books: failed:', error);
-  process.exit(1);
-});
+main().catch((error: unknown) => exitOnStartupError(error, listening));
