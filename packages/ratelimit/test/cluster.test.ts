@@ -94,7 +94,10 @@ test('a worker that cannot start stops the whole cluster with exit 1', { timeout
     });
     const [code] = await run.exited;
     assert.equal(code, 1);
-    assert.match(run.stderr(), /ratelimit: cannot start: .*EADDRINUSE/);
+    assert.match(
+      run.stderr(),
+      /ratelimit: cannot listen on .*: address already in use; set PORT to a free port/,
+    );
     assert.match(run.stderr(), /exited with code 1 during startup; stopping the cluster/);
   } finally {
     taken.close();
