@@ -142,6 +142,7 @@ test('Memcached refuses every algorithm but the fixed window at load, naming the
     '  - {key: k, rate_limits: [{unit: second, requests_per_unit: 2, unit_multiplier: 5}, {unit: hour, requests_per_unit: 9}]}\n',
     'memcache',
   );
+  load('  - {key: k, rate_limit: {unit: second, requests_per_unit: 2, algorithm: token_bucket}}\n', 'redis');
 });
 
 test('/rlconfig prints a line per limit, with the new fields when they are not the default', async () => {

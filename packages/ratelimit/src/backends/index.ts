@@ -29,9 +29,8 @@ export function createStore(
 /**
  * What a config needs from the store BACKEND_TYPE selects: Memcached keeps fixed windows only
  * (its counters have no script to run a sliding window or a bucket atomically), so a config
- * with another algorithm is refused at load; the memory store counts every algorithm.
+ * with another algorithm is refused at load; memory and Redis count every algorithm.
  */
 export function storeCapabilities(type: Settings['backend']['type']): StoreCapabilities | undefined {
-  if (type === 'memory') return undefined;
-  return { backend: type, algorithms: ['fixed_window'] };
+  return type === 'memcache' ? { backend: 'memcache', algorithms: ['fixed_window'] } : undefined;
 }

@@ -1,7 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, type ClusterOptions } from 'ioredis';
 import { StoreError } from '../../errors.js';
-import { type CommandBatch, toCount } from './commands.js';
+import { type CommandBatch, isNoScript, readReply, type ScriptCall } from './commands.js';
 import { GuardedConnector } from './connectors.js';
 import { describeTarget, errorText, type QueuedBatch, type RedisLink, reconnectDelayMs } from './link.js';
 import type { RedisInstanceSettings } from './settings.js';
@@ -124,20 +124,47 @@ function isConnectionLoss(error: Error): boolean {
 }
 
 async function sendBatch(client: Cluster, batch: CommandBatch): Promise<number[]> {
-  const { keys } = batch;
+  const { keys, scripts } = batch;
   const replies: Promise<unknown>[] = [];
+  const first: number[] = [];
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
-    if (batch.kind === 'get') {
+    first.push(replies.length);
+    const call = scripts?.[i];
+    if (call) {
+      replies.push(runScript(client, key, call, batch.evalText === true));
+    } else if (batch.kind === 'get') {
       replies.push(client.get(key));
     } else {
       replies.push(client.incrby(key, batch.addends[i] as number));
       replies.push(client.expire(key, batch.ttls[i] as number));
     }
   }
-  const values = await Promise.all(replies);
-  const step = batch.kind === 'increment' ? 2 : 1;
-  return keys.map((_, i) => toCount(values[i * step]));
+  const settled = await Promise.all(replies);
+  const values: number[] = new Array<number>(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    const reply = settled[first[i] as number];
+    readReply(
+      batch,
+      i,
+      reply instanceof Error ? undefined : reply,
+      reply instanceof Error ? reply : undefined,
+      values,
+    );
+  }
+  return values;
+}
+
+/** EVALSHA (or EVAL) on the key's node; a NOSCRIPT reply is returned as an error to mark the key. */
+function runScript(client: Cluster, key: string, call: ScriptCall, evalText: boolean): Promise<unknown> {
+  const { script, args } = call;
+  const reply = evalText
+    ? client.eval(script.text, 1, key, ...args)
+    : client.evalsha(script.sha1, 1, key, ...args);
+  return reply.catch((error: Error) => {
+    if (isNoScript(error)) return error;
+    throw error;
+  });
 }
 
 function openClient(settings: RedisInstanceSettings, tls: ConnectionOptions | undefined): Cluster {

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { type ConnectionOptions, connect as connectTls } from 'node:tls';
 import RedisParser from 'redis-parser';
 import { StoreError } from '../../errors.js';
-import { commandCount, encodeBatch, encodeCommand, toCount } from './commands.js';
+import { commandCount, encodeBatch, encodeCommand, readReply, repliesOf, toCount } from './commands.js';
 import { describeTarget, errorText, type QueuedBatch, type RedisLink, reconnectDelayMs } from './link.js';
 import { askSentinelsForMaster } from './sentinel.js';
 import type { HostPort, RedisInstanceSettings } from './settings.js';
@@ -21,6 +21,9 @@ interface InFlight {
   readonly sentAt: number;
   readonly values: number[];
   received: number;
+  /** For a batch with scripts, whose keys get one or two replies: the key and its replies so far. */
+  key: number;
+  keyReplies: number;
   error: Error | undefined;
   /** Set on the last batch of a `send`: replies come in order, so it settles last. */
   onSettled: (() => void) | undefined;
@@ -130,6 +133,8 @@ export class RespConnection implements RedisLink {
         sentAt,
         values: new Array<number>(item.batch.keys.length),
         received: 0,
+        key: 0,
+        keyReplies: 0,
         error: undefined,
         onSettled: undefined,
       };
@@ -250,9 +255,11 @@ export class RespConnection implements RedisLink {
       return;
     }
     const index = entry.received++;
-    if (error) entry.error ??= error;
+    const batch = entry.queued.batch;
+    if (batch.scripts) this.onMixedReply(entry, reply, error);
+    else if (error) entry.error ??= error;
     // INCRBY replies carry the counts; EXPIRE replies (odd indexes) only matter when they fail.
-    else if (entry.queued.batch.kind === 'get') entry.values[index] = toCount(reply);
+    else if (batch.kind === 'get') entry.values[index] = toCount(reply);
     else if ((index & 1) === 0) entry.values[index >> 1] = toCount(reply);
     if (entry.received < entry.expected) return;
     this.head++;
@@ -269,6 +276,22 @@ export class RespConnection implements RedisLink {
     entry.onSettled?.();
     if (this.viaSentinels && entry.error?.message.startsWith('READONLY')) {
       this.abort(`${entry.error.message} (the master was demoted; asking the sentinels again)`);
+    }
+  }
+
+  /** A reply of a batch with scripts: the first reply of each key carries its answer. */
+  private onMixedReply(entry: InFlight, reply: unknown, error: Error | undefined): void {
+    const batch = entry.queued.batch;
+    const key = entry.key;
+    if (entry.keyReplies === 0) {
+      if (!readReply(batch, key, reply, error, entry.values)) entry.error ??= error;
+    } else if (error) {
+      entry.error ??= error;
+    }
+    entry.keyReplies++;
+    if (entry.keyReplies === repliesOf(batch, key)) {
+      entry.key++;
+      entry.keyReplies = 0;
     }
   }
 

@@ -1,12 +1,22 @@
-import type { CounterHit, CounterStore, StoreDeps } from '../store.js';
-import type { CommandBatch } from './commands.js';
+import type { CounterHit, CounterStore, HitResults, StoreDeps } from '../store.js';
+import type { CommandBatch, ScriptCall } from './commands.js';
 import { RedisInstance } from './instance.js';
+import { SLIDING_WINDOW_SCRIPT, TOKEN_BUCKET_SCRIPT } from './scripts.js';
 import type { RedisSettings } from './settings.js';
 import { tlsOptions } from './tls-files.js';
 
+export interface RedisStoreOptions {
+  /**
+   * The time in ms the scripts count with, instead of the Redis server's TIME. For tests only:
+   * in production every instance must share the server's clock.
+   */
+  readonly scriptClock?: () => number;
+}
+
 /**
- * The Redis counter store: INCRBY + EXPIRE per key, one pipeline per request and instance.
- * SECOND-unit keys go to the per-second instance when REDIS_PERSECOND=true.
+ * The Redis counter store: INCRBY + EXPIRE per fixed-window key, a Lua script by EVALSHA per
+ * sliding window or token bucket (src/backends/redis/scripts.ts), one pipeline per request and
+ * instance. SECOND-unit keys go to the per-second instance when REDIS_PERSECOND=true.
  */
 export class RedisCounterStore implements CounterStore {
   readonly kind = 'redis' as const;
@@ -19,6 +29,7 @@ export class RedisCounterStore implements CounterStore {
     private readonly settings: RedisSettings,
     private readonly deps: StoreDeps,
     private readonly expirationJitterMaxSeconds: number,
+    private readonly options: RedisStoreOptions = {},
   ) {
     const onActiveCountChange = () => this.updateHealth();
     this.main = new RedisInstance(
@@ -43,7 +54,7 @@ export class RedisCounterStore implements CounterStore {
    * Not async, and no await on the common path: the promise of the instance's pipeline is the
    * only one a request makes here.
    */
-  hit(hits: readonly CounterHit[], options: { stopIncrementWhenOverLimit: boolean }): Promise<number[]> {
+  hit(hits: readonly CounterHit[], options: { stopIncrementWhenOverLimit: boolean }): Promise<HitResults> {
     const count = hits.length;
     if (count === 0) return Promise.resolve([]);
     // Plain arrays filled in one pass: the hot path builds no object per key.
@@ -51,19 +62,29 @@ export class RedisCounterStore implements CounterStore {
     const addends = new Array<number>(count);
     const ttls = new Array<number>(count);
     let adds = false;
+    let algorithms = false;
     for (let i = 0; i < count; i++) {
       const hit = hits[i] as CounterHit;
       keys[i] = hit.key;
       addends[i] = hit.addend;
       ttls[i] = this.ttl(hit);
       if (hit.addend > 0) adds = true;
+      if (hit.algorithm) algorithms = true;
     }
+    const scripts = algorithms ? this.scriptCalls(hits, addends, true) : undefined;
     if (options.stopIncrementWhenOverLimit && adds) {
-      return this.addendsStoppingOverLimit(hits, keys, addends).then((stopped) =>
-        this.runRouted(hits, { kind: 'increment', keys, addends: stopped, ttls }),
+      return this.addendsStoppingOverLimit(hits, keys, addends, algorithms).then((stopped) =>
+        this.runLoaded(hits, {
+          kind: 'increment',
+          keys,
+          addends: stopped,
+          ttls,
+          scripts:
+            stopped === addends ? scripts : algorithms ? this.scriptCalls(hits, stopped, true) : undefined,
+        }),
       );
     }
-    return this.runRouted(hits, { kind: 'increment', keys, addends, ttls });
+    return this.runLoaded(hits, { kind: 'increment', keys, addends, ttls, scripts });
   }
 
   isHealthy(): boolean {
@@ -88,15 +109,70 @@ export class RedisCounterStore implements CounterStore {
     hits: readonly CounterHit[],
     keys: string[],
     addends: number[],
+    algorithms: boolean,
   ): Promise<number[]> {
-    const counts = await this.runRouted(hits, { kind: 'get', keys, addends: [], ttls: [] });
-    const flagged = hits.map((hit, i) => (counts[i] as number) + (addends[i] as number) > hit.limit);
+    // A script that only looks answers `after` with the addend in it; GET answers the count before.
+    const scripts = algorithms ? this.scriptCalls(hits, addends, false) : undefined;
+    const counts = await this.runLoaded(hits, { kind: 'get', keys, addends: [], ttls: [], scripts });
+    const flagged = hits.map(
+      (hit, i) => (counts[i] as number) + (hit.algorithm ? 0 : (addends[i] as number)) > hit.limit,
+    );
     if (!flagged.includes(true)) return addends;
     return addends.map((addend, i) => (flagged[i] ? addend : 0));
   }
 
+  /**
+   * The script calls of a request: per sliding window or token bucket, its arguments, counting
+   * (`count`) or only looking; the time is the server's unless a test clock is set.
+   */
+  private scriptCalls(
+    hits: readonly CounterHit[],
+    addends: readonly number[],
+    count: boolean,
+  ): (ScriptCall | undefined)[] {
+    const now = this.options.scriptClock ? String(this.options.scriptClock()) : '';
+    const flag = count ? '1' : '0';
+    return hits.map((hit, i): ScriptCall | undefined => {
+      const params = hit.algorithm;
+      if (!params) return undefined;
+      const addend = String(addends[i]);
+      if (params.kind === 'sliding_window') {
+        return { script: SLIDING_WINDOW_SCRIPT, args: [String(params.windowMs), addend, flag, now] };
+      }
+      return {
+        script: TOKEN_BUCKET_SCRIPT,
+        args: [String(params.windowMs), String(params.rate), String(hit.limit), addend, flag, now],
+      };
+    });
+  }
+
+  /**
+   * Runs the batch; the script keys Redis answered NOSCRIPT (a restart, SCRIPT FLUSH, a fail-over,
+   * a cluster node seen for the first time) run again by EVAL, which also loads the script for
+   * the next EVALSHA. A NOSCRIPT reply ran nothing, so nothing is counted twice.
+   */
+  private runLoaded(hits: readonly CounterHit[], batch: CommandBatch): Promise<HitResults> {
+    if (!batch.scripts) return this.runRouted(hits, batch);
+    return this.runRouted(hits, batch).then((values) => {
+      const missing: number[] = [];
+      for (let i = 0; i < hits.length; i++) if (Number.isNaN(values[i])) missing.push(i);
+      if (missing.length === 0) return values;
+      const retried = subset(batch, missing);
+      return this.runRouted(
+        missing.map((i) => hits[i] as CounterHit),
+        { ...retried, evalText: true },
+      ).then((again) => {
+        missing.forEach((at, j) => {
+          values[at] = again[j] as number;
+          values[hits.length + at] = again[missing.length + j] as number;
+        });
+        return values;
+      });
+    });
+  }
+
   /** Sends SECOND-unit keys to the per-second instance (both at once) and merges the results. */
-  private runRouted(hits: readonly CounterHit[], batch: CommandBatch): Promise<number[]> {
+  private runRouted(hits: readonly CounterHit[], batch: CommandBatch): Promise<HitResults> {
     const perSecond = this.perSecond;
     if (!perSecond || !hits.some((hit) => hit.unit === 'SECOND')) return this.main.run(batch);
     return this.runSplit(perSecond, hits, batch);
@@ -106,7 +182,7 @@ export class RedisCounterStore implements CounterStore {
     perSecond: RedisInstance,
     hits: readonly CounterHit[],
     batch: CommandBatch,
-  ): Promise<number[]> {
+  ): Promise<HitResults> {
     const mainIndexes: number[] = [];
     const secondIndexes: number[] = [];
     hits.forEach((hit, i) => {
@@ -116,13 +192,16 @@ export class RedisCounterStore implements CounterStore {
       mainIndexes.length > 0 ? this.main.run(subset(batch, mainIndexes)) : [],
       perSecond.run(subset(batch, secondIndexes)),
     ]);
-    const values = new Array<number>(hits.length);
-    mainIndexes.forEach((at, i) => {
-      values[at] = mainValues[i] as number;
-    });
-    secondIndexes.forEach((at, i) => {
-      values[at] = secondValues[i] as number;
-    });
+    const values: HitResults = new Array<number>(hits.length);
+    // Each part's answers, then (for its scripts) their reset times after them.
+    const merge = (indexes: readonly number[], part: HitResults) => {
+      indexes.forEach((at, i) => {
+        values[at] = part[i] as number;
+        if (part.length > indexes.length) values[hits.length + at] = part[indexes.length + i] as number;
+      });
+    };
+    merge(mainIndexes, mainValues);
+    merge(secondIndexes, secondValues);
     return values;
   }
 
@@ -146,5 +225,12 @@ export class RedisCounterStore implements CounterStore {
 /** The part of a batch for the keys at `indexes`. */
 function subset(batch: CommandBatch, indexes: readonly number[]): CommandBatch {
   const pick = <T>(values: readonly T[]) => (values.length === 0 ? [] : indexes.map((i) => values[i] as T));
-  return { kind: batch.kind, keys: pick(batch.keys), addends: pick(batch.addends), ttls: pick(batch.ttls) };
+  return {
+    kind: batch.kind,
+    keys: pick(batch.keys),
+    addends: pick(batch.addends),
+    ttls: pick(batch.ttls),
+    scripts: batch.scripts && pick(batch.scripts),
+    evalText: batch.evalText,
+  };
 }
