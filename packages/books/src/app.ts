@@ -20,6 +20,7 @@ import { contractValidatorCompiler } from './http/validation.js';
 import { booksHandlers } from './modules/books/books.handlers.js';
 import { BooksRepository } from './modules/books/books.repository.js';
 import { BooksService } from './modules/books/books.service.js';
+import { expirySchedule } from './modules/reservations/expiry-schedule.js';
 import { reservationsHandlers } from './modules/reservations/reservations.handlers.js';
 import { ReservationsRepository } from './modules/reservations/reservations.repository.js';
 import { ReservationsService } from './modules/reservations/reservations.service.js';
@@ -32,7 +33,7 @@ export interface AppOptions {
   /** An open, migrated database; the caller owns it and closes it after the app. */
   db: Database;
   logger?: FastifyServerOptions['logger'];
-  /** Time for session expiry; tests move it instead of sleeping. */
+  /** Time for session and pickup expiry; tests move it instead of sleeping. */
   clock?: Clock;
 }
 
@@ -68,6 +69,7 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
   app.addHook('onRequest', rejectLongUrls);
   app.addHook('preParsing', rejectEncodedBodies);
 
+  const now = clock ?? Date.now;
   // Every dependency is constructed here and handed to the part that needs it, as an option.
   const users = new UsersRepository(db, config.adminEmails);
   const sessionStore = new DatabaseSessionStore(
@@ -75,11 +77,19 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
     users,
     config.session.secret,
     config.session.idleTimeoutMs,
-    clock,
+    now,
   );
+  const { pickupMs, expirySweepMs } = config.reservations;
+  const reservationsService = new ReservationsService(new ReservationsRepository(db, pickupMs), now);
+  const booksService = new BooksService(
+    new BooksRepository(db, pickupMs),
+    () => reservationsService.expireOverdue(),
+    now,
+  );
+  expirySchedule(app, () => reservationsService.expireOverdue(), expirySweepMs);
   await app.register(fastifyCookie);
   await app.register(sessions, {
-    store: new CachingSessionStore(sessionStore, clock),
+    store: new CachingSessionStore(sessionStore, now),
     publicBaseUrl: config.publicBaseUrl,
     purgeIntervalMs: config.session.purgeIntervalMs,
   });
@@ -94,8 +104,8 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
   await app.register(pageAssets);
   await app.register(apiDocs);
   await contractRoutes(app, {
-    ...booksHandlers(new BooksService(new BooksRepository(db)), config.publicBaseUrl),
-    ...reservationsHandlers(new ReservationsService(new ReservationsRepository(db)), config.publicBaseUrl),
+    ...booksHandlers(booksService, config.publicBaseUrl),
+    ...reservationsHandlers(reservationsService, config.publicBaseUrl),
     ...meHandlers(config.publicBaseUrl),
   });
   return app;

@@ -16,6 +16,13 @@ export interface SessionConfig {
   purgeIntervalMs: number;
 }
 
+export interface ReservationConfig {
+  /** How long a READY reservation holds its copy (PICKUP_DAYS). */
+  pickupMs: number;
+  /** How often the service expires overdue READY reservations without waiting for a reader. */
+  expirySweepMs: number;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -25,6 +32,7 @@ export interface Config {
   /** Verified emails that get ROLE_ADMIN at login, lower-cased. */
   adminEmails: string[];
   session: SessionConfig;
+  reservations: ReservationConfig;
   /** Login providers (OIDC_PROVIDERS, OIDC_<ID>_*); see .env.example. */
   oidcProviders: OidcProviderSettings[];
   production: boolean;
@@ -195,6 +203,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     database: parseDatabase(env),
     adminEmails: parseAdminEmails(env.ADMIN_EMAILS),
     session: parseSession(env, production),
+    reservations: {
+      pickupMs: parseInteger('PICKUP_DAYS', env.PICKUP_DAYS, 3, 1, 365) * 86_400_000,
+      expirySweepMs: parseDuration('EXPIRY_SWEEP_INTERVAL', env.EXPIRY_SWEEP_INTERVAL, 60_000),
+    },
     oidcProviders: parseOidcProviders(env),
     production,
     logLevel: parseLogLevel(env.LOG_LEVEL),

@@ -6,6 +6,7 @@ import { paginationSuite } from './suites/pagination.js';
 import { reservationLifecycleSuite } from './suites/reservations.js';
 import { sessionsAndCsrfSuite } from './suites/sessions.js';
 import { validationSuite } from './suites/validation.js';
+import { workflowSuite } from './suites/workflow.js';
 
 accessMatrixSuite('pglite');
 reservationLifecycleSuite('pglite');
@@ -15,3 +16,4 @@ sessionsAndCsrfSuite('pglite');
 concurrencySuite('pglite');
 hostileInputSuite('pglite');
 headersAndPagesSuite('pglite');
+workflowSuite('pglite');

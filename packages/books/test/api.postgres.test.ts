@@ -6,6 +6,7 @@ import { paginationSuite } from './suites/pagination.js';
 import { reservationLifecycleSuite } from './suites/reservations.js';
 import { sessionsAndCsrfSuite } from './suites/sessions.js';
 import { validationSuite } from './suites/validation.js';
+import { workflowSuite } from './suites/workflow.js';
 import { postgresSkip } from './support/service.js';
 
 const skip = postgresSkip();
@@ -17,3 +18,4 @@ sessionsAndCsrfSuite('postgres', skip);
 concurrencySuite('postgres', skip);
 hostileInputSuite('postgres', skip);
 headersAndPagesSuite('postgres', skip);
+workflowSuite('postgres', skip);

@@ -12,7 +12,7 @@ test('concurrent migrators on one PostgreSQL schema apply each migration exactly
     const results = await Promise.all([migrate(database.db), migrate(database.db), migrate(database.db)]);
     assert.deepEqual(
       results.flatMap((result) => result.applied),
-      ['001_init.sql', '002_book_count.sql'],
+      ['001_init.sql', '002_book_count.sql', '003_reservation_workflow.sql'],
     );
     const tables = await database.db.query<{ name: string }>(
       'select table_name as name from information_schema.tables where table_schema = current_schema() order by 1',

@@ -28,11 +28,11 @@ test('books, reservations and sessions survive a restart on the PGlite data dire
     assert.equal(read.status, 200, 'the old session cookie still works: sessions live in the database');
     assert.equal(read.body.title, book.title);
     const reread = await api.get(`/books/${book.id}/reservations/${reservation.body.id}`, { session: admin });
-    assert.equal(reread.body.status, 'ACTIVE');
+    assert.equal(reread.body.status, 'READY');
     const migrations = await second.db.query<{ name: string }>('select name from schema_migrations');
     assert.deepEqual(
       migrations.map((row) => row.name),
-      ['001_init.sql', '002_book_count.sql'],
+      ['001_init.sql', '002_book_count.sql', '003_reservation_workflow.sql'],
       'a restart applies no migration twice',
     );
   } finally {

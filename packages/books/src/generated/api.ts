@@ -39,7 +39,8 @@ export interface paths {
         post?: never;
         /**
          * Delete a book (ROLE_ADMIN)
-         * @description Refused with `409` while the book has ACTIVE reservations. Its cancelled reservations are deleted with it.
+         * @description Refused with `409` while the book has open (WAITING, READY or COLLECTED) reservations. Its closed
+         *     reservations are deleted with it.
          */
         delete: operations["deleteBook"];
         options?: never;
@@ -61,8 +62,10 @@ export interface paths {
         put?: never;
         /**
          * Reserve a book for the signed-in user
-         * @description Creates an ACTIVE reservation. The request has no body. A user holds at most one ACTIVE reservation
-         *     per book: a second one is refused with `409`.
+         * @description The request has no body. When a copy is free the reservation is READY at once: the copy is held for
+         *     the user until `pickupDeadline`. Otherwise it is WAITING, with its place in the book's queue
+         *     (`queuePosition`, first come first served). A user holds at most one open (WAITING, READY or
+         *     COLLECTED) reservation per book: another one is refused with `409`.
          */
         post: operations["createReservation"];
         delete?: never;
@@ -93,10 +96,64 @@ export interface paths {
         post?: never;
         /**
          * Cancel a reservation (its owner or ROLE_ADMIN)
-         * @description A soft cancel: the reservation becomes CANCELLED and is returned. Cancelling a reservation that is
-         *     already CANCELLED is refused with `409`.
+         * @description A soft cancel of a WAITING or READY reservation: it becomes CANCELLED and is returned. Cancelling a
+         *     READY one frees its copy for the first WAITING reservation of the book. From any other state the
+         *     answer is `409` with the code `ILLEGAL_TRANSITION_<STATE>_TO_CANCELLED`.
          */
         delete: operations["cancelReservation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/books/{bookId}/reservations/{reservationId}/collect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the reserved book. */
+                bookId: components["parameters"]["BookIdOfReservation"];
+                /** @description The reservation's id. */
+                reservationId: components["parameters"]["ReservationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record that the user took the held copy (ROLE_ADMIN)
+         * @description READY → COLLECTED. The copy stays out until it is returned. From any other state (an overdue READY
+         *     reservation has EXPIRED) the answer is `409` with the code `ILLEGAL_TRANSITION_<STATE>_TO_COLLECTED`.
+         */
+        post: operations["collectReservation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/books/{bookId}/reservations/{reservationId}/return": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the reserved book. */
+                bookId: components["parameters"]["BookIdOfReservation"];
+                /** @description The reservation's id. */
+                reservationId: components["parameters"]["ReservationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record the return of the lent copy (ROLE_ADMIN)
+         * @description COLLECTED → RETURNED. The copy is free again and goes to the first WAITING reservation of the book,
+         *     if any, in the same transaction. From any other state the answer is `409` with the code
+         *     `ILLEGAL_TRANSITION_<STATE>_TO_RETURNED`.
+         */
+        post: operations["returnReservation"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -159,13 +216,26 @@ export interface components {
             /** Format: uri */
             href: string;
         };
+        /**
+         * @description `reserve` is present while the caller holds no open (WAITING, READY or COLLECTED) reservation of the
+         *     book: `POST` to its href to reserve.
+         */
         BookLinks: {
             self: components["schemas"]["Link"];
             reservations: components["schemas"]["Link"];
+            reserve?: components["schemas"]["Link"];
         };
+        /**
+         * @description The transitions the caller may take now, and only those: `cancel` (`DELETE` its href) for the owner
+         *     or an admin while WAITING or READY; `collect` (`POST`) for an admin while READY; `return` (`POST`)
+         *     for an admin while COLLECTED.
+         */
         ReservationLinks: {
             self: components["schemas"]["Link"];
             book: components["schemas"]["Link"];
+            cancel?: components["schemas"]["Link"];
+            collect?: components["schemas"]["Link"];
+            return?: components["schemas"]["Link"];
         };
         UserLinks: {
             self: components["schemas"]["Link"];
@@ -190,6 +260,13 @@ export interface components {
             title: components["schemas"]["VisibleText255"];
             author: components["schemas"]["VisibleText255"];
             synopsis: components["schemas"]["VisibleText5000"];
+            /**
+             * @description How many copies the library has (1 when left out, also on update). Lowering it below the copies
+             *     currently held or lent (`copies - available`) is refused with `409`; raising it promotes WAITING
+             *     reservations at once.
+             * @default 1
+             */
+            copies: number;
         };
         /**
          * @description At least one visible character: text made only of whitespace, zero-width or other format or
@@ -204,14 +281,26 @@ export interface components {
             title: string;
             author: string;
             synopsis: string;
+            copies: number;
+            /** @description Copies neither held for pickup (READY) nor lent (COLLECTED). */
+            available: number;
+            /** @description Length of the book's queue (WAITING reservations). */
+            waiting: number;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
             _links: components["schemas"]["BookLinks"];
         };
-        /** @enum {string} */
-        ReservationStatus: "ACTIVE" | "CANCELLED";
+        /**
+         * @description WAITING: no copy is free; the reservation has a `queuePosition`. READY: a copy is held for the user
+         *     until `pickupDeadline`. COLLECTED: the user took the copy. RETURNED: the copy came back. CANCELLED:
+         *     the owner or an admin cancelled it while WAITING or READY. EXPIRED: it was READY and its pickup
+         *     deadline passed. When a copy becomes free (a return, a cancelled or expired READY reservation, more
+         *     copies) the first WAITING reservation becomes READY in the same transaction.
+         * @enum {string}
+         */
+        ReservationStatus: "WAITING" | "READY" | "COLLECTED" | "RETURNED" | "CANCELLED" | "EXPIRED";
         Reservation: {
             /** Format: uuid */
             id: string;
@@ -220,13 +309,31 @@ export interface components {
             /** Format: uuid */
             userId: string;
             status: components["schemas"]["ReservationStatus"];
+            /** @description The place in the book's queue (1 is next) while WAITING; null otherwise. */
+            queuePosition: number | null;
             /** Format: date-time */
             reservedAt: string;
             /**
              * Format: date-time
-             * @description When the reservation was cancelled; null while it is ACTIVE.
+             * @description When a copy was first held for the user; null while it never was.
              */
+            readyAt: string | null;
+            /**
+             * Format: date-time
+             * @description Until when the held copy waits for the user (readyAt + PICKUP_DAYS); null before READY.
+             */
+            pickupDeadline: string | null;
+            /** Format: date-time */
+            collectedAt: string | null;
+            /** Format: date-time */
+            returnedAt: string | null;
+            /** Format: date-time */
             cancelledAt: string | null;
+            /**
+             * Format: date-time
+             * @description The pickup deadline it passed, for an EXPIRED reservation.
+             */
+            expiredAt: string | null;
             _links: components["schemas"]["ReservationLinks"];
         };
         /** @enum {string} */
@@ -549,6 +656,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -671,6 +779,78 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The cancelled reservation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/hal+json": components["schemas"]["Reservation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    collectReservation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the reserved book. */
+                bookId: components["parameters"]["BookIdOfReservation"];
+                /** @description The reservation's id. */
+                reservationId: components["parameters"]["ReservationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The collected reservation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/hal+json": components["schemas"]["Reservation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    returnReservation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the reserved book. */
+                bookId: components["parameters"]["BookIdOfReservation"];
+                /** @description The reservation's id. */
+                reservationId: components["parameters"]["ReservationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The returned reservation. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -66,7 +66,7 @@ test('in Chromium: log in through the provider page, reserve a book with fetch, 
     { bookId: book.id as string, xsrf },
   );
   assert.equal(reservation.status, 201, JSON.stringify(reservation.body));
-  assert.equal(reservation.body.status, 'ACTIVE');
+  assert.equal(reservation.body.status, 'READY');
   assert.equal(reservation.body.bookId, book.id);
 
   // Logging out: the service ends the session and hands over the provider's end-session URL.

@@ -128,6 +128,24 @@ export function accessMatrixSuite(driver: Driver, skip: false | string = false) 
       assert.deepEqual(statuses, { anonymous: 401, otherUser: 403, user: 200, admin: 200 });
     });
 
+    test('POST /books/{bookId}/reservations/{reservationId}/collect: admin only, even for the owner', async () => {
+      const bookId = await newBook();
+      const reservationId = await newReservation(bookId, sessions.user);
+      await expectMatrix('collect', { anonymous: 401, user: 403, otherUser: 403, admin: 200 }, (c) =>
+        api.post(`/books/${bookId}/reservations/${reservationId}/collect`, as(c)),
+      );
+    });
+
+    test('POST /books/{bookId}/reservations/{reservationId}/return: admin only, even for the owner', async () => {
+      const bookId = await newBook();
+      const reservationId = await newReservation(bookId, sessions.user);
+      const target = `/books/${bookId}/reservations/${reservationId}`;
+      assert.equal((await api.post(`${target}/collect`, as('admin'))).status, 200);
+      await expectMatrix('return', { anonymous: 401, user: 403, otherUser: 403, admin: 200 }, (c) =>
+        api.post(`${target}/return`, as(c)),
+      );
+    });
+
     test('GET /me', () =>
       expectMatrix('me', { anonymous: 401, user: 200, otherUser: 200, admin: 200 }, (c) =>
         api.get('/me', as(c)),

@@ -23,12 +23,12 @@ export function reservationLifecycleSuite(driver: Driver, skip: false | string =
     });
     after(() => service?.close());
 
-    test('reserve, read, refuse a second ACTIVE one, cancel, refuse a second cancel, reserve again', async () => {
+    test('reserve, read, refuse a second open one, cancel, refuse a second cancel, reserve again', async () => {
       const book = await createBook(api, admin);
       const created = await api.post(`/books/${book.id}/reservations`, { session: alice });
       assert.equal(created.status, 201);
       const reservation = created.body;
-      assert.equal(reservation.status, 'ACTIVE');
+      assert.equal(reservation.status, 'READY');
       assert.equal(reservation.bookId, book.id);
       assert.equal(reservation.userId, alice.user.id);
       assert.equal(reservation.cancelledAt, null);
@@ -37,6 +37,7 @@ export function reservationLifecycleSuite(driver: Driver, skip: false | string =
       assert.deepEqual(reservation._links, {
         self: { href: self },
         book: { href: `${service.url}/books/${book.id}` },
+        cancel: { href: self },
       });
 
       const read = await api.get(`/books/${book.id}/reservations/${reservation.id}`, { session: alice });
@@ -44,7 +45,7 @@ export function reservationLifecycleSuite(driver: Driver, skip: false | string =
 
       const second = await api.post(`/books/${book.id}/reservations`, { session: alice });
       assert.equal(second.status, 409);
-      assert.equal(second.body.code, 'RESERVATION_ALREADY_ACTIVE');
+      assert.equal(second.body.code, 'RESERVATION_ALREADY_OPEN');
 
       const cancelled = await api.delete(`/books/${book.id}/reservations/${reservation.id}`, {
         session: alice,
@@ -55,7 +56,7 @@ export function reservationLifecycleSuite(driver: Driver, skip: false | string =
 
       const again = await api.delete(`/books/${book.id}/reservations/${reservation.id}`, { session: alice });
       assert.equal(again.status, 409);
-      assert.equal(again.body.code, 'RESERVATION_ALREADY_CANCELLED');
+      assert.equal(again.body.code, 'ILLEGAL_TRANSITION_CANCELLED_TO_CANCELLED');
 
       const stillReadable = await api.get(`/books/${book.id}/reservations/${reservation.id}`, {
         session: alice,
@@ -103,12 +104,12 @@ export function reservationLifecycleSuite(driver: Driver, skip: false | string =
       assert.equal(othersExisting.body.code, 'NOT_RESERVATION_OWNER');
     });
 
-    test('a book with ACTIVE reservations cannot be deleted; with only cancelled ones it can', async () => {
+    test('a book with open reservations cannot be deleted; with only cancelled ones it can', async () => {
       const book = await createBook(api, admin);
       const reservation = await reserve(api, alice, book.id);
       const refused = await api.delete(`/books/${book.id}`, { session: admin });
       assert.equal(refused.status, 409);
-      assert.equal(refused.body.code, 'BOOK_HAS_ACTIVE_RESERVATIONS');
+      assert.equal(refused.body.code, 'BOOK_HAS_OPEN_RESERVATIONS');
       await api.delete(`/books/${book.id}/reservations/${reservation.id}`, { session: alice });
       const deleted = await api.delete(`/books/${book.id}`, { session: admin });
       assert.equal(deleted.status, 204);
@@ -134,8 +135,10 @@ export function reservationLifecycleSuite(driver: Driver, skip: false | string =
       assert.equal(own.body.page.totalElements, 2);
       assert.ok(own.body._embedded.reservations.every((r: { userId: string }) => r.userId === carol.user.id));
 
-      const ownActive = await api.get('/reservations?status=ACTIVE', { session: carol });
-      assert.equal(ownActive.body.page.totalElements, 1);
+      // One copy: dave's was promoted when carol cancelled, so carol's second one waits.
+      const ownWaiting = await api.get('/reservations?status=WAITING', { session: carol });
+      assert.equal(ownWaiting.body.page.totalElements, 1);
+      assert.equal(ownWaiting.body._embedded.reservations[0].queuePosition, 1);
 
       const ownById = await api.get(`/reservations?userId=${carol.user.id}`, { session: carol });
       assert.equal(ownById.body.page.totalElements, 2);
@@ -163,7 +166,9 @@ export function reservationLifecycleSuite(driver: Driver, skip: false | string =
       assert.deepEqual(created.body._links, {
         self: { href: self },
         reservations: { href: `${self}/reservations` },
+        reserve: { href: `${self}/reservations` },
       });
+      assert.deepEqual([created.body.copies, created.body.available, created.body.waiting], [1, 1, 0]);
       const updated = await api.put(`/books/${created.body.id}`, {
         session: admin,
         body: { title: 'Emma', author: 'Jane Austen', synopsis: 'Matchmaking in Highbury.' },

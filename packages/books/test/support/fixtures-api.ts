@@ -12,7 +12,7 @@ export const SAMPLE_BOOK = {
 export async function createBook(
   api: ApiClient,
   admin: TestSession,
-  fields: Partial<typeof SAMPLE_BOOK> = {},
+  fields: Partial<typeof SAMPLE_BOOK & { copies: number }> = {},
 ) {
   const response = await api.post('/books', { session: admin, body: { ...SAMPLE_BOOK, ...fields } });
   assert.equal(response.status, 201, JSON.stringify(response.body));

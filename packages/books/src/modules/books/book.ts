@@ -1,11 +1,17 @@
 import type { Schemas } from '../../http/operations.js';
 import type { SortPropertyOf } from '../../page-request.js';
 
-/** The fields an admin sets on a book, exactly as the contract's BookInput declares them. */
-export type BookFields = Schemas['BookInput'];
+/** The fields an admin sets on a book, as the contract's BookInput declares them (copies filled in by its default). */
+export type BookFields = Required<Schemas['BookInput']>;
 
 export interface Book extends BookFields {
   id: string;
+  /** Copies neither held for pickup nor lent. */
+  available: number;
+  /** Length of the queue. */
+  waiting: number;
+  /** Whether the user the book was read for holds an open reservation of it. */
+  heldByCaller: boolean;
   createdAt: Date;
   updatedAt: Date;
 }

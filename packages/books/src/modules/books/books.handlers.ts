@@ -1,8 +1,16 @@
 import { baseUrlOf } from '../../http/links.js';
-import { HAL_CONTENT_TYPE, type OperationHandlers } from '../../http/operations.js';
+import { HAL_CONTENT_TYPE, type OperationHandlers, type Schemas } from '../../http/operations.js';
 import { pageLinks, pageMetadata, pageRequest } from '../../http/pagination.js';
+import { signedInUser } from '../../http/request-context.js';
+import type { BookFields } from './book.js';
 import { bookResource } from './books.resource.js';
 import type { BooksService } from './books.service.js';
+
+/** The body after validation: the contract's default has filled in `copies`. */
+function withCopies(body: Schemas['BookInput']): BookFields {
+  if (body.copies === undefined) throw new Error("the contract's default for copies was not applied");
+  return { ...body, copies: body.copies };
+}
 
 type BookOperations = 'listBooks' | 'createBook' | 'getBook' | 'updateBook' | 'deleteBook';
 
@@ -14,7 +22,7 @@ export function booksHandlers(
     async listBooks(request, reply) {
       const base = baseUrlOf(request, publicBaseUrl);
       const page = pageRequest(request.query);
-      const { items, total } = await books.list(page);
+      const { items, total } = await books.list(signedInUser(request), page);
       const metadata = pageMetadata(page, total);
       reply.type(HAL_CONTENT_TYPE);
       return {
@@ -25,18 +33,18 @@ export function booksHandlers(
     },
     async createBook(request, reply) {
       const base = baseUrlOf(request, publicBaseUrl);
-      const book = await books.create(request.body);
+      const book = await books.create(withCopies(request.body));
       const resource = bookResource(base, book);
       reply.code(201).type(HAL_CONTENT_TYPE).header('location', resource._links.self.href);
       return resource;
     },
     async getBook(request, reply) {
-      const book = await books.get(request.params.id);
+      const book = await books.get(signedInUser(request), request.params.id);
       reply.type(HAL_CONTENT_TYPE);
       return bookResource(baseUrlOf(request, publicBaseUrl), book);
     },
     async updateBook(request, reply) {
-      const book = await books.update(request.params.id, request.body);
+      const book = await books.update(signedInUser(request), request.params.id, withCopies(request.body));
       reply.type(HAL_CONTENT_TYPE);
       return bookResource(baseUrlOf(request, publicBaseUrl), book);
     },

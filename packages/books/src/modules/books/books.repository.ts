@@ -1,6 +1,7 @@
-import type { Database } from '../../db/database.js';
+import type { Database, Queryable } from '../../db/database.js';
 import { orderByClause } from '../../db/order-by.js';
 import type { PageRequest, SortOrder } from '../../page-request.js';
+import { lockBook, OPEN_STATUSES_SQL, settleBook } from '../reservations/reservations.repository.js';
 import type { Book, BookFields, BookSortProperty } from './book.js';
 
 interface BookRow {
@@ -8,6 +9,10 @@ interface BookRow {
   title: string;
   author: string;
   synopsis: string;
+  copies: number;
+  held: number;
+  waiting: number;
+  held_by_caller: boolean;
   created_at: Date;
   updated_at: Date;
 }
@@ -15,7 +20,7 @@ interface BookRow {
 /** A row of the page query: a book with the total, or (past the end) the total with null book columns. */
 type PageRow = (BookRow & { total: number }) | { id: null; total: number };
 
-const COLUMNS = 'id, title, author, synopsis, created_at, updated_at';
+const COLUMNS = 'id, title, author, synopsis, copies, held, waiting, created_at, updated_at';
 const SORT_COLUMNS: Record<BookSortProperty, string> = {
   title: 'title',
   author: 'author',
@@ -23,16 +28,22 @@ const SORT_COLUMNS: Record<BookSortProperty, string> = {
   updatedAt: 'updated_at',
 };
 
+/** Whether the user in `$param` holds an open reservation of the book `alias`.id. */
+const heldByCallerSql = (alias: string, param: string) =>
+  `exists (select 1 from reservations r where r.book_id = ${alias}.id and r.user_id = ${param}
+    and r.status in (${OPEN_STATUSES_SQL})) as held_by_caller`;
+
 /**
  * A page of books and the total in ONE statement (one round trip, one snapshot). The total is the
  * trigger-maintained book_count row (migration 002), not count(*) over every book. The page is joined
  * to that single row, so a page past the end still answers one row: the total with null book columns.
- * The outer order by keeps the page order, which a join alone does not promise.
+ * The outer order by keeps the page order, which a join alone does not promise. `$3` is the caller.
  */
 export function bookPageSql(sort: readonly SortOrder<BookSortProperty>[]): string {
   const orderBy = orderByClause(sort, SORT_COLUMNS);
   const pageColumns = COLUMNS.split(', ').map((column) => `page.${column}`);
-  return `select ${pageColumns.join(', ')}, counted.total::int as total from book_count counted
+  return `select ${pageColumns.join(', ')}, ${heldByCallerSql('page', '$3')}, counted.total::int as total
+    from book_count counted
     left join lateral (select ${COLUMNS} from books ${orderBy} limit $1 offset $2) page on true ${orderBy}`;
 }
 
@@ -42,42 +53,80 @@ function bookFromRow(row: BookRow): Book {
     title: row.title,
     author: row.author,
     synopsis: row.synopsis,
+    copies: row.copies,
+    available: row.copies - row.held,
+    waiting: row.waiting,
+    heldByCaller: row.held_by_caller,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
 }
 
-export type DeleteOutcome = 'deleted' | 'not_found' | 'has_active_reservations';
+export type UpdateOutcome =
+  | { outcome: 'updated'; book: Book }
+  | { outcome: 'not_found' }
+  | { outcome: 'copies_below_held'; held: number };
+
+export type DeleteOutcome = 'deleted' | 'not_found' | 'has_open_reservations';
 
 export class BooksRepository {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly pickupMs: number,
+  ) {}
 
   async create(fields: BookFields): Promise<Book> {
     const [row] = await this.db.query<BookRow>(
-      `insert into books (title, author, synopsis) values ($1, $2, $3) returning ${COLUMNS}`,
-      [fields.title, fields.author, fields.synopsis],
+      `insert into books (title, author, synopsis, copies) values ($1, $2, $3, $4)
+       returning ${COLUMNS}, false as held_by_caller`,
+      [fields.title, fields.author, fields.synopsis, fields.copies],
     );
     if (row === undefined) throw new Error('insert returned no row');
     return bookFromRow(row);
   }
 
-  async findById(id: string): Promise<Book | undefined> {
-    const [row] = await this.db.query<BookRow>(`select ${COLUMNS} from books where id = $1`, [id]);
-    return row === undefined ? undefined : bookFromRow(row);
+  findById(id: string, callerId: string): Promise<Book | undefined> {
+    return this.findIn(this.db, id, callerId);
   }
 
-  async update(id: string, fields: BookFields): Promise<Book | undefined> {
-    const [row] = await this.db.query<BookRow>(
-      `update books set title = $2, author = $3, synopsis = $4, updated_at = now() where id = $1 returning ${COLUMNS}`,
-      [id, fields.title, fields.author, fields.synopsis],
+  private async findIn(db: Queryable, id: string, callerId: string): Promise<Book | undefined> {
+    const [row] = await db.query<BookRow>(
+      `select ${COLUMNS}, ${heldByCallerSql('books', '$2')} from books where id = $1`,
+      [id, callerId],
     );
     return row === undefined ? undefined : bookFromRow(row);
   }
 
-  async page(request: PageRequest<BookSortProperty>): Promise<{ items: Book[]; total: number }> {
+  /**
+   * Replaces the fields under the book's row lock. Fewer copies than are held or lent is refused (the
+   * books_held_within_copies check would refuse it too); more copies go to the queue at once.
+   */
+  update(id: string, fields: BookFields, callerId: string, now: Date): Promise<UpdateOutcome> {
+    return this.db.transaction(async (tx) => {
+      if (!(await lockBook(tx, id))) return { outcome: 'not_found' };
+      await settleBook(tx, id, now, this.pickupMs);
+      const [counts] = await tx.query<{ held: number }>('select held from books where id = $1', [id]);
+      const held = counts?.held ?? 0;
+      if (fields.copies < held) return { outcome: 'copies_below_held', held };
+      await tx.query(
+        'update books set title = $2, author = $3, synopsis = $4, copies = $5, updated_at = now() where id = $1',
+        [id, fields.title, fields.author, fields.synopsis, fields.copies],
+      );
+      await settleBook(tx, id, now, this.pickupMs);
+      const book = await this.findIn(tx, id, callerId);
+      if (book === undefined) throw new Error('a book updated just now was not found');
+      return { outcome: 'updated', book };
+    });
+  }
+
+  async page(
+    request: PageRequest<BookSortProperty>,
+    callerId: string,
+  ): Promise<{ items: Book[]; total: number }> {
     const rows = await this.db.query<PageRow>(bookPageSql(request.sort), [
       request.size,
       request.page * request.size,
+      callerId,
     ]);
     const items: Book[] = [];
     for (const row of rows) if (row.id !== null) items.push(bookFromRow(row));
@@ -85,18 +134,18 @@ export class BooksRepository {
   }
 
   /**
-   * Deletes the book unless it has ACTIVE reservations. The row lock conflicts with the key-share lock
-   * a concurrent reservation insert takes on the book, so no reservation can slip in between check and delete.
+   * Deletes the book unless it has open reservations (after expiring overdue ones). Every reservation
+   * write takes the same row lock first, so none can slip in between the check and the delete.
    */
-  deleteUnlessActivelyReserved(id: string): Promise<DeleteOutcome> {
+  deleteUnlessOpenlyReserved(id: string, now: Date): Promise<DeleteOutcome> {
     return this.db.transaction(async (tx) => {
-      const locked = await tx.query('select 1 from books where id = $1 for update', [id]);
-      if (locked.length === 0) return 'not_found';
-      const active = await tx.query(
-        "select 1 from reservations where book_id = $1 and status = 'ACTIVE' limit 1",
+      if (!(await lockBook(tx, id))) return 'not_found';
+      await settleBook(tx, id, now, this.pickupMs);
+      const [counts] = await tx.query<{ open: number }>(
+        'select held + waiting as open from books where id = $1',
         [id],
       );
-      if (active.length > 0) return 'has_active_reservations';
+      if ((counts?.open ?? 0) > 0) return 'has_open_reservations';
       await tx.query('delete from books where id = $1', [id]);
       return 'deleted';
     });

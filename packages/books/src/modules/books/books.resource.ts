@@ -4,18 +4,26 @@ import type { Book } from './book.js';
 
 export const bookPath = (id: string) => `/books/${id}`;
 
-/** A book as HAL: its fields plus `self` and `reservations` (where to POST a reservation). */
+/**
+ * A book as HAL: its fields plus `self`, `reservations`, and `reserve` (the same href, to POST) while
+ * the caller holds no open reservation of it.
+ */
 export function bookResource(base: string, book: Book): Schemas['Book'] {
+  const reservations = link(base, `${bookPath(book.id)}/reservations`);
   return {
     id: book.id,
     title: book.title,
     author: book.author,
     synopsis: book.synopsis,
+    copies: book.copies,
+    available: book.available,
+    waiting: book.waiting,
     createdAt: book.createdAt.toISOString(),
     updatedAt: book.updatedAt.toISOString(),
     _links: {
       self: link(base, bookPath(book.id)),
-      reservations: link(base, `${bookPath(book.id)}/reservations`),
+      reservations,
+      ...(book.heldByCaller ? {} : { reserve: reservations }),
     },
   };
 }

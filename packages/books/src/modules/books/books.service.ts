@@ -1,5 +1,7 @@
+import type { Clock } from '../../auth/session-store.js';
 import { AppError } from '../../errors.js';
 import type { PageRequest } from '../../page-request.js';
+import type { User } from '../users/user.js';
 import type { Book, BookFields, BookSortProperty } from './book.js';
 import type { BooksRepository } from './books.repository.js';
 
@@ -7,38 +9,54 @@ export function bookNotFound(id: string): AppError {
   return new AppError('not_found', 'BOOK_NOT_FOUND', `No book with id ${id}.`);
 }
 
-/** Book rules; role checks happen before (from the contract), so every caller here is allowed. */
+/**
+ * Book rules; role checks happen before (from the contract), so every caller here is allowed. Reads
+ * first expire overdue READY reservations (`expireOverdue`), so `available` and `waiting` are current.
+ */
 export class BooksService {
-  constructor(private readonly books: BooksRepository) {}
+  constructor(
+    private readonly books: BooksRepository,
+    private readonly expireOverdue: () => Promise<unknown>,
+    private readonly clock: Clock,
+  ) {}
 
   create(fields: BookFields): Promise<Book> {
     return this.books.create(fields);
   }
 
-  async get(id: string): Promise<Book> {
-    const book = await this.books.findById(id);
+  async get(caller: User, id: string): Promise<Book> {
+    await this.expireOverdue();
+    const book = await this.books.findById(id, caller.id);
     if (book === undefined) throw bookNotFound(id);
     return book;
   }
 
-  async update(id: string, fields: BookFields): Promise<Book> {
-    const book = await this.books.update(id, fields);
-    if (book === undefined) throw bookNotFound(id);
-    return book;
+  async update(caller: User, id: string, fields: BookFields): Promise<Book> {
+    const result = await this.books.update(id, fields, caller.id, new Date(this.clock()));
+    if (result.outcome === 'not_found') throw bookNotFound(id);
+    if (result.outcome === 'copies_below_held') {
+      throw new AppError(
+        'conflict',
+        'COPIES_BELOW_HELD',
+        `Book ${id} has ${result.held} copies held for pickup or lent; copies cannot go below that.`,
+      );
+    }
+    return result.book;
   }
 
-  list(request: PageRequest<BookSortProperty>) {
-    return this.books.page(request);
+  async list(caller: User, request: PageRequest<BookSortProperty>) {
+    await this.expireOverdue();
+    return this.books.page(request, caller.id);
   }
 
   async delete(id: string): Promise<void> {
-    const outcome = await this.books.deleteUnlessActivelyReserved(id);
+    const outcome = await this.books.deleteUnlessOpenlyReserved(id, new Date(this.clock()));
     if (outcome === 'not_found') throw bookNotFound(id);
-    if (outcome === 'has_active_reservations') {
+    if (outcome === 'has_open_reservations') {
       throw new AppError(
         'conflict',
-        'BOOK_HAS_ACTIVE_RESERVATIONS',
-        `Book ${id} has ACTIVE reservations; cancel them before deleting the book.`,
+        'BOOK_HAS_OPEN_RESERVATIONS',
+        `Book ${id} has WAITING, READY or COLLECTED reservations; finish or cancel them before deleting the book.`,
       );
     }
   }

@@ -1,7 +1,9 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { baseUrlOf } from '../../http/links.js';
 import { HAL_CONTENT_TYPE, type OperationHandlers } from '../../http/operations.js';
 import { pageLinks, pageMetadata, pageRequest } from '../../http/pagination.js';
 import { signedInUser } from '../../http/request-context.js';
+import type { Transition } from './reservation.js';
 import { reservationResource } from './reservations.resource.js';
 import type { ReservationsService } from './reservations.service.js';
 
@@ -9,44 +11,57 @@ type ReservationOperations =
   | 'createReservation'
   | 'getReservation'
   | 'cancelReservation'
+  | 'collectReservation'
+  | 'returnReservation'
   | 'listReservations';
 
 export function reservationsHandlers(
   reservations: ReservationsService,
   publicBaseUrl: string | undefined,
 ): Pick<OperationHandlers, ReservationOperations> {
+  const applied = async (
+    request: FastifyRequest & { params: { bookId: string; reservationId: string } },
+    reply: FastifyReply,
+    transition: Transition,
+  ) => {
+    const user = signedInUser(request);
+    const { bookId, reservationId } = request.params;
+    const reservation = await reservations.apply(user, bookId, reservationId, transition);
+    reply.type(HAL_CONTENT_TYPE);
+    return reservationResource(baseUrlOf(request, publicBaseUrl), reservation, user);
+  };
   return {
     async createReservation(request, reply) {
-      const reservation = await reservations.reserve(signedInUser(request), request.params.bookId);
-      const resource = reservationResource(baseUrlOf(request, publicBaseUrl), reservation);
+      const user = signedInUser(request);
+      const reservation = await reservations.reserve(user, request.params.bookId);
+      const resource = reservationResource(baseUrlOf(request, publicBaseUrl), reservation, user);
       reply.code(201).type(HAL_CONTENT_TYPE).header('location', resource._links.self.href);
       return resource;
     },
     async getReservation(request, reply) {
+      const user = signedInUser(request);
       const { bookId, reservationId } = request.params;
-      const reservation = await reservations.get(signedInUser(request), bookId, reservationId);
+      const reservation = await reservations.get(user, bookId, reservationId);
       reply.type(HAL_CONTENT_TYPE);
-      return reservationResource(baseUrlOf(request, publicBaseUrl), reservation);
+      return reservationResource(baseUrlOf(request, publicBaseUrl), reservation, user);
     },
-    async cancelReservation(request, reply) {
-      const { bookId, reservationId } = request.params;
-      const reservation = await reservations.cancel(signedInUser(request), bookId, reservationId);
-      reply.type(HAL_CONTENT_TYPE);
-      return reservationResource(baseUrlOf(request, publicBaseUrl), reservation);
-    },
+    cancelReservation: (request, reply) => applied(request, reply, 'cancel'),
+    collectReservation: (request, reply) => applied(request, reply, 'collect'),
+    returnReservation: (request, reply) => applied(request, reply, 'return'),
     async listReservations(request, reply) {
+      const user = signedInUser(request);
       const base = baseUrlOf(request, publicBaseUrl);
       const { userId, status } = request.query;
       const page = pageRequest(request.query);
       const { items, total } = await reservations.list(
-        signedInUser(request),
+        user,
         { ...(userId === undefined ? {} : { userId }), ...(status === undefined ? {} : { status }) },
         page,
       );
       const metadata = pageMetadata(page, total);
       reply.type(HAL_CONTENT_TYPE);
       return {
-        _embedded: { reservations: items.map((reservation) => reservationResource(base, reservation)) },
+        _embedded: { reservations: items.map((reservation) => reservationResource(base, reservation, user)) },
         _links: pageLinks(base, '/reservations', page, metadata, { userId, status }),
         page: metadata,
       };

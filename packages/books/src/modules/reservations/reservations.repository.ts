@@ -1,11 +1,14 @@
-import type { Queryable } from '../../db/database.js';
+import type { Database, Queryable } from '../../db/database.js';
 import { orderByClause } from '../../db/order-by.js';
 import type { PageRequest } from '../../page-request.js';
-import type {
-  Reservation,
-  ReservationFilter,
-  ReservationSortProperty,
-  ReservationStatus,
+import {
+  OPEN_STATUSES,
+  type Reservation,
+  type ReservationFilter,
+  type ReservationSortProperty,
+  type ReservationStatus,
+  TRANSITIONS,
+  type Transition,
 } from './reservation.js';
 
 interface ReservationRow {
@@ -13,16 +16,53 @@ interface ReservationRow {
   book_id: string;
   user_id: string;
   status: ReservationStatus;
+  queue_position: number | null;
   reserved_at: Date;
+  ready_at: Date | null;
+  pickup_deadline: Date | null;
+  collected_at: Date | null;
+  returned_at: Date | null;
   cancelled_at: Date | null;
+  expired_at: Date | null;
 }
 
-const COLUMNS = 'id, book_id, user_id, status, reserved_at, cancelled_at';
+const sqlList = (statuses: readonly ReservationStatus[]) =>
+  statuses.map((status) => `'${status}'`).join(', ');
+
+/** The open statuses as an SQL list, for the statements of other tables that ask about open reservations. */
+export const OPEN_STATUSES_SQL = sqlList(OPEN_STATUSES);
+
+// The queue position is computed, never stored: the count of WAITING reservations of the book up to
+// this one in admission order, so positions are 1..n without gaps whatever leaves the queue.
+const SELECT_RESERVATIONS = `select r.id, r.book_id, r.user_id, r.status, r.reserved_at, r.ready_at,
+  r.pickup_deadline, r.collected_at, r.returned_at, r.cancelled_at, r.expired_at,
+  case when r.status = 'WAITING' then (select count(*)::int from reservations w
+    where w.book_id = r.book_id and w.status = 'WAITING' and w.queue_order <= r.queue_order) end as queue_position
+  from reservations r`;
+
 const SORT_COLUMNS: Record<ReservationSortProperty, string> = {
-  reservedAt: 'reserved_at',
-  cancelledAt: 'cancelled_at',
-  status: 'status',
+  reservedAt: 'r.reserved_at',
+  cancelledAt: 'r.cancelled_at',
+  status: 'r.status',
 };
+
+/** The timestamp each requested transition sets. */
+const STAMPED_COLUMN: Record<Transition, string> = {
+  cancel: 'cancelled_at',
+  collect: 'collected_at',
+  return: 'returned_at',
+};
+
+const TRANSITION_SQL = Object.fromEntries(
+  (Object.keys(TRANSITIONS) as Transition[]).map((transition) => {
+    const { from, to } = TRANSITIONS[transition];
+    return [
+      transition,
+      `update reservations set status = '${to}', ${STAMPED_COLUMN[transition]} = $3
+       where id = $1 and book_id = $2 and status in (${sqlList(from)}) returning id`,
+    ];
+  }),
+) as Record<Transition, string>;
 
 function reservationFromRow(row: ReservationRow): Reservation {
   return {
@@ -30,40 +70,121 @@ function reservationFromRow(row: ReservationRow): Reservation {
     bookId: row.book_id,
     userId: row.user_id,
     status: row.status,
+    queuePosition: row.queue_position,
     reservedAt: row.reserved_at,
+    readyAt: row.ready_at,
+    pickupDeadline: row.pickup_deadline,
+    collectedAt: row.collected_at,
+    returnedAt: row.returned_at,
     cancelledAt: row.cancelled_at,
+    expiredAt: row.expired_at,
   };
 }
 
+/**
+ * Brings one book's reservations up to `now`: READY reservations past their deadline become EXPIRED,
+ * then the free copies (copies - held) go to the first WAITING reservations in queue order. The caller
+ * holds the book's row lock, so no other transaction decides about this book's copies meanwhile; the
+ * books_held_within_copies check refuses any statement that would hold more copies than there are.
+ */
+export async function settleBook(tx: Queryable, bookId: string, now: Date, pickupMs: number): Promise<void> {
+  await tx.query(
+    `update reservations set status = 'EXPIRED', expired_at = pickup_deadline
+     where book_id = $1 and status = 'READY' and pickup_deadline <= $2`,
+    [bookId, now],
+  );
+  await tx.query(
+    `update reservations set status = 'READY', ready_at = $2, pickup_deadline = $3
+     where id in (select id from reservations where book_id = $1 and status = 'WAITING' order by queue_order
+                  limit (select greatest(copies - held, 0) from books where id = $1))`,
+    [bookId, now, new Date(now.getTime() + pickupMs)],
+  );
+}
+
+/** Takes the book's row lock for the rest of the transaction; false when there is no such book. */
+export async function lockBook(tx: Queryable, bookId: string): Promise<boolean> {
+  const rows = await tx.query('select 1 from books where id = $1 for update', [bookId]);
+  return rows.length > 0;
+}
+
+export type TransitionOutcome =
+  | { outcome: 'done'; reservation: Reservation }
+  | { outcome: 'not_found' }
+  | { outcome: 'illegal'; current: ReservationStatus };
+
+/** Every change of a book's reservations runs under that book's row lock, then settles the book. */
 export class ReservationsRepository {
-  constructor(private readonly db: Queryable) {}
+  constructor(
+    private readonly db: Database,
+    private readonly pickupMs: number,
+  ) {}
 
   /**
-   * Inserts an ACTIVE reservation if the book exists (undefined otherwise). A second ACTIVE one for the
-   * same user and book fails on the partial unique index with SQLSTATE 23505.
+   * Admits a reservation to the end of the book's queue, then settles the book: with a free copy the new
+   * reservation is promoted to READY at once. Undefined when the book does not exist. A second open
+   * reservation of the same user and book fails on the partial unique index with SQLSTATE 23505.
    */
-  async create(bookId: string, userId: string): Promise<Reservation | undefined> {
-    const [row] = await this.db.query<ReservationRow>(
-      `insert into reservations (book_id, user_id) select id, $2 from books where id = $1 returning ${COLUMNS}`,
-      [bookId, userId],
-    );
-    return row === undefined ? undefined : reservationFromRow(row);
+  reserve(bookId: string, userId: string, now: Date): Promise<Reservation | undefined> {
+    return this.db.transaction(async (tx) => {
+      if (!(await lockBook(tx, bookId))) return undefined;
+      await settleBook(tx, bookId, now, this.pickupMs);
+      const [created] = await tx.query<{ id: string }>(
+        `insert into reservations (book_id, user_id, status, reserved_at) values ($1, $2, 'WAITING', $3) returning id`,
+        [bookId, userId, now],
+      );
+      if (created === undefined) throw new Error('insert returned no row');
+      await settleBook(tx, bookId, now, this.pickupMs);
+      return this.findIn(tx, created.id);
+    });
   }
 
-  async findById(id: string): Promise<Reservation | undefined> {
-    const [row] = await this.db.query<ReservationRow>(`select ${COLUMNS} from reservations where id = $1`, [
-      id,
-    ]);
-    return row === undefined ? undefined : reservationFromRow(row);
+  /** Applies a caller's transition if the reservation's current state allows it, then settles the book. */
+  transition(
+    bookId: string,
+    reservationId: string,
+    transition: Transition,
+    now: Date,
+  ): Promise<TransitionOutcome> {
+    return this.db.transaction(async (tx) => {
+      if (!(await lockBook(tx, bookId))) return { outcome: 'not_found' };
+      await settleBook(tx, bookId, now, this.pickupMs);
+      const changed = await tx.query(TRANSITION_SQL[transition], [reservationId, bookId, now]);
+      if (changed.length === 0) {
+        const current = await this.findIn(tx, reservationId);
+        if (current === undefined || current.bookId !== bookId) return { outcome: 'not_found' };
+        return { outcome: 'illegal', current: current.status };
+      }
+      await settleBook(tx, bookId, now, this.pickupMs);
+      const reservation = await this.findIn(tx, reservationId);
+      if (reservation === undefined) throw new Error('a reservation changed just now was not found');
+      return { outcome: 'done', reservation };
+    });
   }
 
-  /** Cancels an ACTIVE reservation; undefined when it is not ACTIVE (any more). */
-  async cancel(id: string): Promise<Reservation | undefined> {
-    const [row] = await this.db.query<ReservationRow>(
-      `update reservations set status = 'CANCELLED', cancelled_at = now()
-       where id = $1 and status = 'ACTIVE' returning ${COLUMNS}`,
-      [id],
+  /**
+   * Expires every READY reservation past its deadline (and promotes the next in each queue), one book
+   * per transaction. The probe is an index scan of the READY reservations by deadline, so with nothing
+   * overdue it costs one cheap statement. Returns how many books were settled.
+   */
+  async expireOverdue(now: Date): Promise<number> {
+    const books = await this.db.query<{ book_id: string }>(
+      `select distinct book_id from reservations where status = 'READY' and pickup_deadline <= $1`,
+      [now],
     );
+    for (const { book_id: bookId } of books) {
+      await this.db.transaction(async (tx) => {
+        if (await lockBook(tx, bookId)) await settleBook(tx, bookId, now, this.pickupMs);
+      });
+    }
+    return books.length;
+  }
+
+  findById(id: string): Promise<Reservation | undefined> {
+    return this.findIn(this.db, id);
+  }
+
+  private async findIn(db: Queryable, id: string): Promise<Reservation | undefined> {
+    const [row] = await db.query<ReservationRow>(`${SELECT_RESERVATIONS} where r.id = $1`, [id]);
     return row === undefined ? undefined : reservationFromRow(row);
   }
 
@@ -75,20 +196,20 @@ export class ReservationsRepository {
     const params: unknown[] = [];
     if (filter.userId !== undefined) {
       params.push(filter.userId);
-      conditions.push(`user_id = $${params.length}`);
+      conditions.push(`r.user_id = $${params.length}`);
     }
     if (filter.status !== undefined) {
       params.push(filter.status);
-      conditions.push(`status = $${params.length}`);
+      conditions.push(`r.status = $${params.length}`);
     }
     const where = conditions.length === 0 ? '' : `where ${conditions.join(' and ')}`;
     const order = orderByClause(request.sort, SORT_COLUMNS);
     const [rows, [count]] = await Promise.all([
       this.db.query<ReservationRow>(
-        `select ${COLUMNS} from reservations ${where} ${order} limit $${params.length + 1} offset $${params.length + 2}`,
+        `${SELECT_RESERVATIONS} ${where} ${order} limit $${params.length + 1} offset $${params.length + 2}`,
         [...params, request.size, request.page * request.size],
       ),
-      this.db.query<{ total: number }>(`select count(*)::int as total from reservations ${where}`, params),
+      this.db.query<{ total: number }>(`select count(*)::int as total from reservations r ${where}`, params),
     ]);
     return { items: rows.map(reservationFromRow), total: count?.total ?? 0 };
   }

@@ -1,9 +1,17 @@
+import type { Clock } from '../../auth/session-store.js';
 import { hasSqlState, SqlState } from '../../db/database.js';
 import { AppError } from '../../errors.js';
 import type { PageRequest } from '../../page-request.js';
 import { bookNotFound } from '../books/books.service.js';
 import { isAdmin, type User } from '../users/user.js';
-import type { Reservation, ReservationFilter, ReservationSortProperty } from './reservation.js';
+import {
+  type Reservation,
+  type ReservationFilter,
+  type ReservationSortProperty,
+  type ReservationStatus,
+  TRANSITIONS,
+  type Transition,
+} from './reservation.js';
 import type { ReservationsRepository } from './reservations.repository.js';
 
 function reservationNotFound(bookId: string, reservationId: string): AppError {
@@ -14,24 +22,48 @@ function reservationNotFound(bookId: string, reservationId: string): AppError {
   );
 }
 
-/** Reservation rules: ownership, the ACTIVE → CANCELLED transition, one ACTIVE reservation per user and book. */
+function illegalTransition(reservationId: string, from: ReservationStatus, transition: Transition): AppError {
+  const { to, from: allowed } = TRANSITIONS[transition];
+  return new AppError(
+    'conflict',
+    `ILLEGAL_TRANSITION_${from}_TO_${to}`,
+    `Reservation ${reservationId} is ${from}; only a ${allowed.join(' or ')} reservation can become ${to}.`,
+  );
+}
+
+/**
+ * Reservation rules: ownership, the state machine, one open reservation per user and book. Every read
+ * first expires overdue READY reservations, so no reader sees one past its pickup deadline.
+ */
 export class ReservationsService {
-  constructor(private readonly reservations: ReservationsRepository) {}
+  constructor(
+    private readonly reservations: ReservationsRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  private now(): Date {
+    return new Date(this.clock());
+  }
+
+  /** Expires overdue READY reservations everywhere (lazily before reads, and on the service's schedule). */
+  expireOverdue(): Promise<number> {
+    return this.reservations.expireOverdue(this.now());
+  }
 
   async reserve(user: User, bookId: string): Promise<Reservation> {
     try {
-      const reservation = await this.reservations.create(bookId, user.id);
+      const reservation = await this.reservations.reserve(bookId, user.id, this.now());
       if (reservation === undefined) throw bookNotFound(bookId);
       return reservation;
     } catch (error) {
       if (hasSqlState(error, SqlState.uniqueViolation)) {
         throw new AppError(
           'conflict',
-          'RESERVATION_ALREADY_ACTIVE',
-          `You already hold an ACTIVE reservation of book ${bookId}; cancel it before reserving again.`,
+          'RESERVATION_ALREADY_OPEN',
+          `You already hold an open (WAITING, READY or COLLECTED) reservation of book ${bookId}; cancel or finish it before reserving again.`,
         );
       }
-      // The book was deleted between the insert's lookup and its foreign-key check.
+      // The book was deleted between the lock and the foreign-key check.
       if (hasSqlState(error, SqlState.foreignKeyViolation)) throw bookNotFound(bookId);
       throw error;
     }
@@ -39,6 +71,7 @@ export class ReservationsService {
 
   /** 404 when missing or under another book; 403 when someone else's and the caller is not an admin. */
   async get(user: User, bookId: string, reservationId: string): Promise<Reservation> {
+    await this.expireOverdue();
     const reservation = await this.reservations.findById(reservationId);
     if (reservation === undefined || reservation.bookId !== bookId) {
       throw reservationNotFound(bookId, reservationId);
@@ -53,31 +86,30 @@ export class ReservationsService {
     return reservation;
   }
 
-  async cancel(user: User, bookId: string, reservationId: string): Promise<Reservation> {
+  /** Cancel (owner or admin), collect and return (admin; the contract's guard has checked the role). */
+  async apply(
+    user: User,
+    bookId: string,
+    reservationId: string,
+    transition: Transition,
+  ): Promise<Reservation> {
     await this.get(user, bookId, reservationId);
-    const cancelled = await this.reservations.cancel(reservationId);
-    if (cancelled === undefined) {
-      throw new AppError(
-        'conflict',
-        'RESERVATION_ALREADY_CANCELLED',
-        `Reservation ${reservationId} is already CANCELLED.`,
-      );
-    }
-    return cancelled;
+    const result = await this.reservations.transition(bookId, reservationId, transition, this.now());
+    if (result.outcome === 'not_found') throw reservationNotFound(bookId, reservationId);
+    if (result.outcome === 'illegal') throw illegalTransition(reservationId, result.current, transition);
+    return result.reservation;
   }
 
   /** Users see their own reservations; admins see everyone's, optionally one user's. */
-  list(user: User, filter: ReservationFilter, request: PageRequest<ReservationSortProperty>) {
-    if (!isAdmin(user)) {
-      if (filter.userId !== undefined && filter.userId !== user.id) {
-        throw new AppError(
-          'forbidden',
-          'USER_FILTER_FORBIDDEN',
-          'Only an admin may list the reservations of another user; omit userId to list your own.',
-        );
-      }
-      return this.reservations.page({ ...filter, userId: user.id }, request);
+  async list(user: User, filter: ReservationFilter, request: PageRequest<ReservationSortProperty>) {
+    if (!isAdmin(user) && filter.userId !== undefined && filter.userId !== user.id) {
+      throw new AppError(
+        'forbidden',
+        'USER_FILTER_FORBIDDEN',
+        'Only an admin may list the reservations of another user; omit userId to list your own.',
+      );
     }
-    return this.reservations.page(filter, request);
+    await this.expireOverdue();
+    return this.reservations.page(isAdmin(user) ? filter : { ...filter, userId: user.id }, request);
   }
 }
