@@ -11,7 +11,7 @@ test('concurrent migrators on one PostgreSQL schema apply each migration exactly
     await database.db.exec('drop table reservations, books, book_count, sessions, users, schema_migrations');
     const results = await Promise.all([migrate(database.db), migrate(database.db), migrate(database.db)]);
     assert.deepEqual(
-      results.flatMap((result) => result.applied),
+      results.flatMap((result) => result.applied).sort(),
       ['001_init.sql', '002_book_count.sql', '003_reservation_workflow.sql'],
     );
     const tables = await database.db.query<{ name: string }>(
