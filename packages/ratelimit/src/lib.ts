@@ -9,7 +9,7 @@ import { MemoryStore } from './backends/memory.js';
 import { ConfigHolder, loadConfig } from './config/loader.js';
 import { matchDescriptor } from './config/match.js';
 import type { RateLimitConfig } from './config/tree.js';
-import { systemClock } from './limiter/clock.js';
+import { inMilliseconds, systemClock } from './limiter/clock.js';
 import { RateLimiter } from './limiter/limiter.js';
 import type { Unit } from './limiter/units.js';
 import { silentLogger } from './log.js';
@@ -181,15 +181,13 @@ export class InProcessRateLimiter implements RateLimitDecider {
         nearLimitRatio: options.nearLimitRatio ?? 0.8,
         stopIncrementWhenOverLimit: false,
       },
-      clock,
+      inMilliseconds(clock),
     );
-    this.service = new RateLimitService(
-      config,
-      limiter,
-      this.stats,
-      { globalShadowMode: false, responseHeaders: undefined, responseDynamicMetadata: false },
-      clock,
-    );
+    this.service = new RateLimitService(config, limiter, this.stats, {
+      globalShadowMode: false,
+      responseHeaders: undefined,
+      responseDynamicMetadata: false,
+    });
   }
 
   async shouldRateLimit(
