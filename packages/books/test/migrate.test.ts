@@ -10,10 +10,11 @@ test('concurrent migrators on one PostgreSQL schema apply each migration exactly
   try {
     await database.db.exec('drop table reservations, books, book_count, sessions, users, schema_migrations');
     const results = await Promise.all([migrate(database.db), migrate(database.db), migrate(database.db)]);
-    assert.deepEqual(
-      results.flatMap((result) => result.applied).sort(),
-      ['001_init.sql', '002_book_count.sql', '003_reservation_workflow.sql'],
-    );
+    assert.deepEqual(results.flatMap((result) => result.applied).sort(), [
+      '001_init.sql',
+      '002_book_count.sql',
+      '003_reservation_workflow.sql',
+    ]);
     const tables = await database.db.query<{ name: string }>(
       'select table_name as name from information_schema.tables where table_schema = current_schema() order by 1',
     );
