@@ -148,6 +148,8 @@ export interface InProcessOptions {
   /** Bounds of the memory store (MEMORY_MAX_COUNTERS, MEMORY_MAX_BYTES); the service's defaults otherwise. */
   readonly maxCounters?: number;
   readonly maxBytes?: number;
+  /** More descriptors in one call are refused (MAX_DESCRIPTORS_PER_REQUEST), default 1000. */
+  readonly maxDescriptors?: number;
   /** The near-limit ratio of the stats (NEAR_LIMIT_RATIO), default 0.8. */
   readonly nearLimitRatio?: number;
 }
@@ -187,6 +189,7 @@ export class InProcessRateLimiter implements RateLimitDecider {
       globalShadowMode: false,
       responseHeaders: undefined,
       responseDynamicMetadata: false,
+      maxDescriptors: options.maxDescriptors ?? 1000,
     });
   }
 
