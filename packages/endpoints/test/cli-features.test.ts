@@ -1,14 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type CliServer, startCli } from './support/cli.js';
+import { type CliServer, failedStart, startCli } from './support/cli.js';
 import { writeControllers } from './support/controllers.js';
 
 /**
  * The reference features an application extends (lifecycle, decorators, hooks, …), once more
  * through the CLI as a process, over one controller tree.
  */
+const INDEX = JSON.stringify(new URL('../src/index.js', import.meta.url).pathname);
+
 const CONTROLLERS = {
   'index.ts': `
+    import { param } from ${INDEX};
     export class Secret extends Controller {
       @authBasic((u, p) => u === 'ada' && p === 'secret')
       GET(id) { return id; }
@@ -19,6 +22,10 @@ const CONTROLLERS = {
       getResponseBody(body) { return { wrapped: body }; }
       handleError(error) { if (error.message === 'soft') return 'recovered'; throw error; }
       GET(kind) { if (kind === 'soft') throw new Error('soft'); return kind; }
+    }
+    export class Rules extends Controller {
+      static types = { GET: { ids: param({ type: [Number], names: ['ids[]'], maxSize: 2 }), color: param({ choices: ['red'] }) } };
+      GET({ ids = [], color = 'red' } = {}) { return { ids, color }; }
     }
     class Shout extends ControllerDecorator {
       after(controller, body) { return String(body).toUpperCase(); }
@@ -59,5 +66,27 @@ describe('issue 16 features through the CLI as a process', () => {
 
   test('a ControllerDecorator after hook', async () => {
     assert.equal(await (await get('/loud')).json(), 'QUIET');
+  });
+
+  test('parameter rules: an alias, a choice and a size', async () => {
+    assert.deepEqual(await (await get('/rules?ids[]=1&ids[]=2')).json(), { ids: [1, 2], color: 'red' });
+    const badChoice = await get('/rules?color=blue');
+    assert.equal(badChoice.status, 400);
+    assert.equal(await badChoice.json(), `argument 'color': value "blue" not in choices ["red"]`);
+    assert.equal((await get('/rules?ids=1,2,3')).status, 400);
+  });
+});
+
+describe('issue 16 startup checks through the CLI as a process', () => {
+  test('a typo in static types stops the CLI, naming the class and the key', async () => {
+    const prefix = writeControllers({
+      'index.ts': `export class Foo extends Controller { static types = { GET: { pgae: Number } }; GET(page) {} }`,
+    });
+    const { code, stderr } = await failedStart(prefix);
+    assert.notEqual(code, 0);
+    assert.match(
+      stderr,
+      /Foo in .*index\.ts: static types\.GET names 'pgae', which is not a parameter of GET/,
+    );
   });
 });

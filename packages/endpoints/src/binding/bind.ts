@@ -1,5 +1,5 @@
 import { CallError } from '../errors.js';
-import { type CastFn, type CastTable, compileCast } from './casts.js';
+import { type CastFn, type CastTable, compileCast, isParamRule } from './casts.js';
 import type { Signature } from './signature.js';
 
 /**
@@ -16,6 +16,8 @@ export interface BindingPlan {
   /** Casts by positional index, then by keyword name. */
   readonly positionalCasts: readonly (CastFn | undefined)[] | null;
   readonly keywordCasts: ReadonlyMap<string, CastFn> | null;
+  /** Other keyword names arguments answer to (`param({ names })`), alias → name; null without any. */
+  readonly aliases: ReadonlyMap<string, string> | null;
   /** True when nothing about the arguments needs awaiting or casting: the common, fast case. */
   readonly plain: boolean;
   /**
@@ -42,7 +44,14 @@ export function planBinding(
   });
   let positionalCasts: (CastFn | undefined)[] | null = null;
   let keywordCasts: Map<string, CastFn> | null = null;
+  let aliases: Map<string, string> | null = null;
   for (const [name, cast] of Object.entries(casts ?? {})) {
+    if (isParamRule(cast)) {
+      for (const alias of cast.names ?? []) {
+        aliases ??= new Map();
+        aliases.set(alias, name);
+      }
+    }
     const compiled = compileCast(cast, `${label} cast for '${name}'`);
     const index = positionIndex.get(name);
     if (index !== undefined) {
@@ -53,7 +62,7 @@ export function planBinding(
       keywordCasts.set(name, compiled);
     }
   }
-  const plain = positionalCasts === null && keywordCasts === null;
+  const plain = positionalCasts === null && keywordCasts === null && aliases === null;
   return {
     label,
     signature,
@@ -62,6 +71,7 @@ export function planBinding(
     minPositionals,
     positionalCasts,
     keywordCasts,
+    aliases,
     plain,
     uncopied: plain && signature.keywords === null && !signature.rest,
   };
@@ -88,8 +98,12 @@ export function bindArguments(
   const keywordObject: Keywords | null = keywordSpec ? Object.create(null) : null;
 
   if (keywords !== null) {
-    for (const name in keywords) {
-      const value = keywords[name];
+    for (const given in keywords) {
+      const value = keywords[given];
+      const name = plan.aliases?.get(given) ?? given;
+      if (name !== given && keywords[name] !== undefined) {
+        throw new CallError(400, `${label}() got multiple values for argument '${name}'`);
+      }
       const index = plan.positionIndex.get(name);
       if (index !== undefined) {
         if (index < positionals.length) {

@@ -1,5 +1,5 @@
 import type { StandardJSONSchemaV1 } from '@standard-schema/spec';
-import type { Cast } from '../binding/casts.js';
+import { type Cast, isParamRule, type ParamRule } from '../binding/casts.js';
 import type { RouteParameter } from '../routes/list.js';
 
 export type JsonSchema = Record<string, unknown>;
@@ -17,6 +17,7 @@ function hasJsonSchema(cast: unknown): cast is StandardJSONSchemaV1 {
  */
 export function castSchema(cast: Cast | undefined): JsonSchema {
   if (cast === undefined) return { type: 'string' };
+  if (isParamRule(cast)) return ruleSchema(cast);
   if (Array.isArray(cast)) return { type: 'array', items: castSchema(cast[0] as Cast) };
   if (cast === Number) return { type: 'number' };
   if (cast === Boolean) return { type: 'boolean' };
@@ -32,6 +33,29 @@ export function castSchema(cast: Cast | undefined): JsonSchema {
     }
   }
   return { type: 'string' };
+}
+
+/** A `param({…})` rule: its type's schema, narrowed by its choices, pattern and sizes. */
+function ruleSchema(rule: ParamRule): JsonSchema {
+  const schema = castSchema(rule.type);
+  if (rule.choices) {
+    // A list is checked item by item, so its items carry the choices.
+    const target = schema.type === 'array' ? ((schema.items as JsonSchema | undefined) ?? schema) : schema;
+    target.enum = [...rule.choices];
+  }
+  if (rule.regex !== undefined)
+    schema.pattern = typeof rule.regex === 'string' ? rule.regex : rule.regex.source;
+  const [low, high] =
+    schema.type === 'number'
+      ? ['minimum', 'maximum']
+      : schema.type === 'array'
+        ? ['minItems', 'maxItems']
+        : ['minLength', 'maxLength'];
+  if (rule.minSize !== undefined) schema[low] = rule.minSize;
+  if (rule.maxSize !== undefined) schema[high] = rule.maxSize;
+  if (rule.allowEmpty === false && schema.type === 'string' && rule.minSize === undefined)
+    schema.minLength = 1;
+  return schema;
 }
 
 /** A short type name for the route table: `number`, `string[]`, `"a" | "b"`, `object`. */

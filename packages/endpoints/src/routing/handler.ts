@@ -1,6 +1,7 @@
 import { type BindingPlan, planBinding } from '../binding/bind.js';
-import { readSignature } from '../binding/signature.js';
+import { readSignature, type Signature } from '../binding/signature.js';
 import { type ControllerClass, handlerMethodNames, overridesHooks } from '../controller.js';
+import { EndpointsError } from '../errors.js';
 import { withCors } from '../extras/cors.js';
 import { type DecoratorHooks, type HandlerFunction, peelLayers } from '../extras/decorate.js';
 
@@ -45,9 +46,15 @@ export function classHandlers(
   const own = handlerMethods(Class);
   const cors = Boolean(Class.cors);
   const hooked = overridesHooks(Class);
-  for (const [method, fn] of withCors(Class.cors, own)) {
+  const methods = withCors(Class.cors, own);
+  const signatures = new Map<string, Signature>();
+  for (const [method, fn] of methods) {
+    signatures.set(method, readSignature(fn, `${exportName}.${method} in ${where}`));
+  }
+  checkTypes(Class.types, signatures, `${exportName} in ${where}`);
+  for (const [method, fn] of methods) {
     const label = `${exportName}.${method}`;
-    const signature = readSignature(fn, `${label} in ${where}`);
+    const signature = signatures.get(method) as Signature;
     const plan = planBinding(label, signature, Class.types?.[method]);
     const { layers, target } = peelLayers(fn);
     handlers.set(method, {
@@ -64,4 +71,48 @@ export function classHandlers(
     });
   }
   return handlers;
+}
+
+function parameterNames(signature: Signature): string[] {
+  const names = signature.positionals.flatMap((param) => (param.name === null ? [] : [param.name]));
+  return [...names, ...(signature.keywords?.names.keys() ?? [])];
+}
+
+/**
+ * `static types` must name HTTP methods of the class and parameters of those methods: a typo would
+ * otherwise turn validation off without a word. A method collecting unknown keywords (`...rest` in
+ * its keyword object) accepts a cast for any name.
+ */
+function checkTypes(table: unknown, signatures: ReadonlyMap<string, Signature>, where: string): void {
+  if (table === undefined) return;
+  if (typeof table !== 'object' || table === null) {
+    throw new EndpointsError(
+      'INVALID_TYPES',
+      `${where}: static types must be an object keyed by HTTP method`,
+    );
+  }
+  for (const [method, casts] of Object.entries(table)) {
+    const signature = signatures.get(method);
+    if (signature === undefined) {
+      throw new EndpointsError(
+        'INVALID_TYPES',
+        `${where}: static types names '${method}', which is not an HTTP method of the class (it has ${[...signatures.keys()].join(', ') || 'none'})`,
+      );
+    }
+    if (typeof casts !== 'object' || casts === null) {
+      throw new EndpointsError(
+        'INVALID_TYPES',
+        `${where}: static types.${method} must be an object keyed by parameter`,
+      );
+    }
+    if (signature.keywords?.rest) continue;
+    const names = parameterNames(signature);
+    for (const name of Object.keys(casts)) {
+      if (names.includes(name)) continue;
+      throw new EndpointsError(
+        'INVALID_TYPES',
+        `${where}: static types.${method} names '${name}', which is not a parameter of ${method} (it has ${names.join(', ') || 'none'})`,
+      );
+    }
+  }
 }

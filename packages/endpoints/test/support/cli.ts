@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -25,4 +26,18 @@ export async function startCli(prefix: string, timeoutMs = 30_000): Promise<CliS
   }
   await child.stop();
   throw new Error(`the CLI did not report listening:\n${child.output()}`);
+}
+
+/** Runs the CLI over `prefix` until it exits (a startup failure); its exit code and stderr. */
+export function failedStart(prefix: string): Promise<{ code: number; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      tsx,
+      [bin, '--prefix', prefix, '--host', '127.0.0.1:0'],
+      { timeout: 30_000 },
+      (error, _out, stderr) => {
+        resolve({ code: (error as { code?: number } | null)?.code ?? 0, stderr });
+      },
+    );
+  });
 }
