@@ -157,10 +157,10 @@ export class MemoryStore implements CounterStore {
 
   /**
    * A hit on a sliding window or token bucket, counted (`count`) or only looked at (on a copy of
-   * the state). The slot's expiry is a bound known when the state changes, so the expiry queues
-   * stay in order: a sliding window is kept for two windows from its first hit in a window (it
-   * is re-queued when it moves to the next one), a bucket for the time it takes to fill up from
-   * empty after each take. The extra second covers the expiry's rounding to whole seconds.
+   * the state). A slot's expiry is its last renewal plus a TTL fixed per limit, so the expiry
+   * queues stay in order: a sliding window is renewed for two windows when a hit is counted in a
+   * window its expiry does not cover to the end of the next one; a bucket for the time it takes
+   * to fill up from empty, at each take. The extra second covers the rounding to whole seconds.
    */
   private algorithmHit(
     key: string,
@@ -189,10 +189,13 @@ export class MemoryStore implements CounterStore {
         kept && count
           ? kept
           : { start: kept?.start ?? nowMs, current: kept?.current ?? 0, previous: kept?.previous ?? 0 };
-      const startedAt = state.start;
       rollSlidingWindow(state, nowMs, windowMs);
       const answer = slidingWindowHit(state, nowMs, windowMs, addend, count);
-      if (count && addend > 0 && (kept === undefined || state.start !== startedAt)) {
+      // Kept while it weighs in an estimate: up to the end of the window after its own.
+      const needed =
+        slot === undefined ||
+        (this.expiries[slot] as number) <= Math.floor((state.start + 2 * windowMs - 1) / 1000);
+      if (count && addend > 0 && needed) {
         this.keepState(key, slot, state, Math.ceil((2 * windowMs) / 1000) + 1, now);
       }
       return answer;
