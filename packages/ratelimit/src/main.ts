@@ -57,20 +57,32 @@ export async function startServer(
   settings: Settings,
   overrides: StartOverrides = {},
 ): Promise<RunningServer> {
+  // What has started so far, stopped in reverse order: by close(), and by a failed start.
+  const closers = new Closers();
+  try {
+    return await start(settings, overrides, closers);
+  } catch (error) {
+    // The start's own error is the one to report; a part that also fails to stop adds nothing.
+    await closers.closeAll(false).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function start(
+  settings: Settings,
+  overrides: StartOverrides,
+  closers: Closers,
+): Promise<RunningServer> {
   const clock = overrides.clock ?? systemClock;
   const log = overrides.log ?? createLogger(settings.log.level, settings.log.format);
   const stats = new StatStore();
+  closers.push(() => stats.close());
   // Exactly one sink (or none with DISABLE_STATS); a bad stats setting stops startup here.
   stats.addSink(await createStatSink(statSinkSettings(settings.stats), log));
-  let grpcCredentials: ServerCredentials;
-  try {
-    grpcCredentials = overrides.grpcCredentials ?? grpcServerCredentials(settings.grpcTls, log);
-  } catch (error) {
-    await stats.close();
-    throw error;
-  }
+  const grpcCredentials = overrides.grpcCredentials ?? grpcServerCredentials(settings.grpcTls, log);
+  if (grpcCredentials instanceof ReloadingServerCredentials) closers.push(() => grpcCredentials.close());
   const tracing = startTracing(settings.tracing);
-  const health = new HealthModel(settings.config.healthyWithAtLeastOneConfigLoaded);
+  closers.push(() => tracing.shutdown());
   const untracedStore =
     overrides.store ??
     createStore(
@@ -79,8 +91,10 @@ export async function startServer(
       settings.limiter.expirationJitterMaxSeconds,
     );
   const store = settings.tracing.enabled ? tracedStore(untracedStore) : untracedStore;
-  store.onHealthChange((healthy) => (healthy ? health.ok('redis') : health.fail('redis')));
-  if (!store.isHealthy()) health.fail('redis');
+  closers.push(() => store.close());
+  const health = new HealthModel(store.kind, settings.config.healthyWithAtLeastOneConfigLoaded);
+  store.onHealthChange((healthy) => (healthy ? health.ok(store.kind) : health.fail(store.kind)));
+  if (!store.isHealthy()) health.fail(store.kind);
 
   const localCache =
     settings.limiter.localCacheSizeInBytes > 0
@@ -123,61 +137,44 @@ export async function startServer(
   });
 
   const provider = overrides.provider ?? createConfigProvider(settings, log);
-  const providerStarted = provider.start(config.apply);
-  if (!settings.config.forceStartWithoutInitialConfig) await providerStarted;
-  else providerStarted.catch((error: Error) => log.error(`config provider failed: ${error.message}`));
-
   const grpcServer = createGrpcServer(service, health, stats, {
     ...settings.grpc,
     maxDescriptors: settings.limiter.maxDescriptorsPerRequest,
   });
   const httpServer = createHttpServer(service, health, log, settings.httpTimeouts);
   const debugServer = createDebugServer({ config: () => config.current, stats }, settings.httpTimeouts);
+  // The servers and the provider stop together: a graceful stop lets in-flight calls finish.
+  closers.push((graceful) =>
+    Promise.all([
+      stopGrpc(grpcServer, graceful),
+      stopHttp(httpServer, graceful),
+      stopHttp(debugServer, false),
+      provider.stop(),
+    ]).then(() => undefined),
+  );
+
+  const providerStarted = provider.start(config.apply);
+  if (!settings.config.forceStartWithoutInitialConfig) await providerStarted;
+  else providerStarted.catch((error: Error) => log.error(`config provider failed: ${error.message}`));
+
   const grpcAddress = settings.grpc.uds
     ? `unix:${settings.grpc.uds}`
     : joinHostPort(settings.grpc.host, settings.grpc.port);
-  let ports: RunningServer['ports'];
-  const stopCertificateWatch = () => {
-    if (grpcCredentials instanceof ReloadingServerCredentials) grpcCredentials.close();
-  };
-  try {
-    const grpcPort = await bindGrpc(grpcServer, grpcAddress, grpcCredentials);
-    if (!boundGrpcHandshakes(grpcServer, settings.grpc.handshakeTimeoutMs)) {
-      log.warn('GRPC_HANDSHAKE_TIMEOUT is not applied: this grpc-js version hides its HTTP/2 servers');
-    }
-    ports = {
-      grpc: grpcPort,
-      http: await listen(httpServer, settings.http.host, settings.http.port),
-      debug: await listen(debugServer, settings.debug.host, settings.debug.port),
-    };
-  } catch (error) {
-    grpcServer.forceShutdown();
-    httpServer.close();
-    debugServer.close();
-    stopCertificateWatch();
-    await provider.stop();
-    await store.close();
-    await stats.close();
-    await tracing.shutdown();
-    throw error;
+  const grpcPort = await bindGrpc(grpcServer, grpcAddress, grpcCredentials);
+  if (!boundGrpcHandshakes(grpcServer, settings.grpc.handshakeTimeoutMs)) {
+    log.warn('GRPC_HANDSHAKE_TIMEOUT is not applied: this grpc-js version hides its HTTP/2 servers');
   }
+  const ports = {
+    grpc: grpcPort,
+    http: await listen(httpServer, settings.http.host, settings.http.port),
+    debug: await listen(debugServer, settings.debug.host, settings.debug.port),
+  };
   if (!settings.stats.disabled) stats.start(settings.stats.flushIntervalMs);
   log.info('ratelimit service started', ports);
 
   let closing: Promise<void> | undefined;
   const stopAll = (graceful: boolean) => {
-    closing ??= (async () => {
-      await Promise.all([
-        stopGrpc(grpcServer, graceful),
-        stopHttp(httpServer, graceful),
-        stopHttp(debugServer, false),
-        provider.stop(),
-      ]);
-      stopCertificateWatch();
-      await store.close();
-      await stats.close();
-      await tracing.shutdown();
-    })();
+    closing ??= closers.closeAll(graceful);
     return closing;
   };
   return {
@@ -193,6 +190,27 @@ export async function startServer(
     },
     close: () => stopAll(false),
   };
+}
+
+/** Stop functions of what has started, run last to first; one that fails does not keep the others from running. */
+class Closers {
+  private readonly stack: Array<(graceful: boolean) => Promise<void> | void> = [];
+
+  push(close: (graceful: boolean) => Promise<void> | void): void {
+    this.stack.push(close);
+  }
+
+  async closeAll(graceful: boolean): Promise<void> {
+    let failure: unknown;
+    for (let close = this.stack.pop(); close; close = this.stack.pop()) {
+      try {
+        await close(graceful);
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+    if (failure !== undefined) throw failure;
+  }
 }
 
 function joinHostPort(host: string, port: number): string {

@@ -1,12 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { type MemcacheSettings, readMemcacheSettings } from './backends/memcache/index.js';
-import { DEFAULT_MEMORY_MAX_BYTES, DEFAULT_MEMORY_MAX_COUNTERS } from './backends/memory.js';
+import {
+  DEFAULT_MEMORY_MAX_BYTES,
+  DEFAULT_MEMORY_MAX_COUNTERS,
+  type MemoryStoreOptions,
+} from './backends/memory.js';
 import { type RedisSettings, readRedisSettings } from './backends/redis/index.js';
 import { EnvReader } from './env-reader.js';
 import { SettingsError } from './errors.js';
 import type { LogLevel } from './log.js';
 
 export type BackendType = 'redis' | 'memcache' | 'memory';
+
+/** BACKEND_TYPE and the settings of that store only, shaped as the options its constructor takes. */
+export type BackendSettings =
+  | { readonly type: 'redis'; readonly redis: RedisSettings }
+  | { readonly type: 'memcache'; readonly memcache: MemcacheSettings }
+  | { readonly type: 'memory'; readonly memory: MemoryStoreOptions };
 
 export interface DogStatsdMogrifier {
   readonly name: string;
@@ -75,15 +85,7 @@ export interface Settings {
     /** MAX_DESCRIPTORS_PER_REQUEST: bounds one request's work, so one call cannot stall the others. */
     readonly maxDescriptorsPerRequest: number;
   };
-  readonly backend: {
-    readonly type: BackendType;
-    /** Parsed only when BACKEND_TYPE=redis. */
-    readonly redis: RedisSettings | undefined;
-    /** Parsed only when BACKEND_TYPE=memcache. */
-    readonly memcache: MemcacheSettings | undefined;
-    readonly memoryMaxCounters: number;
-    readonly memoryMaxBytes: number;
-  };
+  readonly backend: BackendSettings;
   readonly log: { readonly level: LogLevel; readonly format: 'text' | 'json' };
   readonly stats: {
     readonly disabled: boolean;
@@ -135,7 +137,6 @@ const INT32 = { min: 0, max: 2_147_483_647 };
  */
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const read = new EnvReader(env);
-  const backendType = readBackendType(read);
   const settings: Settings = {
     workers: read.integer('RATELIMIT_WORKERS', 1, { min: 1, max: 256 }),
     http: { host: read.string('HOST', '0.0.0.0'), port: read.port('PORT', 8080) },
@@ -178,20 +179,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       responseDynamicMetadata: read.bool('RESPONSE_DYNAMIC_METADATA', false),
       maxDescriptorsPerRequest: read.integer('MAX_DESCRIPTORS_PER_REQUEST', 1000, { min: 1, max: 1e7 }),
     },
-    backend: {
-      type: backendType,
-      redis: backendType === 'redis' ? readRedisSettings(env) : undefined,
-      memcache: backendType === 'memcache' ? readMemcacheSettings(env) : undefined,
-      memoryMaxCounters: read.integer('MEMORY_MAX_COUNTERS', DEFAULT_MEMORY_MAX_COUNTERS, {
-        min: 1,
-        max: 1e9,
-      }),
-      memoryMaxBytes: read.integer('MEMORY_MAX_BYTES', DEFAULT_MEMORY_MAX_BYTES, {
-        // Room for the largest key a 4 MiB request carries, in two-byte characters: one key never empties the store.
-        min: 16 * 1024 * 1024,
-        max: Number.MAX_SAFE_INTEGER,
-      }),
-    },
+    backend: readBackend(read, env),
     log: readLog(read),
     stats: readStats(read, env),
     tracing: {
@@ -222,6 +210,23 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   };
   validateCombinations(settings);
   return deepFreeze(settings);
+}
+
+function readBackend(read: EnvReader, env: NodeJS.ProcessEnv): BackendSettings {
+  const type = readBackendType(read);
+  if (type === 'redis') return { type, redis: readRedisSettings(env) };
+  if (type === 'memcache') return { type, memcache: readMemcacheSettings(env) };
+  return {
+    type,
+    memory: {
+      maxCounters: read.integer('MEMORY_MAX_COUNTERS', DEFAULT_MEMORY_MAX_COUNTERS, { min: 1, max: 1e9 }),
+      maxBytes: read.integer('MEMORY_MAX_BYTES', DEFAULT_MEMORY_MAX_BYTES, {
+        // Room for the largest key a 4 MiB request carries, in two-byte characters: one key never empties the store.
+        min: 16 * 1024 * 1024,
+        max: Number.MAX_SAFE_INTEGER,
+      }),
+    },
+  };
 }
 
 function readBackendType(read: EnvReader): BackendType {

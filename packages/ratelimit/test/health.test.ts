@@ -11,7 +11,7 @@ import { HealthModel } from '../src/server/health.js';
 import { eventually, request, startTestServer } from './helpers/server.js';
 
 test('health model: any failed component fails the whole; all must be OK again', () => {
-  const health = new HealthModel(true);
+  const health = new HealthModel('redis', true);
   assert.equal(health.isHealthy(), false, 'the config component starts unhealthy');
   const changes: boolean[] = [];
   health.onChange((healthy) => changes.push(healthy));
@@ -21,7 +21,13 @@ test('health model: any failed component fails the whole; all must be OK again',
   health.ok('redis');
   assert.equal(health.isHealthy(), false);
   assert.deepEqual(changes, [true, false]);
-  assert.equal(new HealthModel(false).isHealthy(), true);
+  assert.equal(new HealthModel('redis', false).isHealthy(), true);
+  // The store reports under its own name: a memcache server has no `redis` component.
+  const memcache = new HealthModel('memcache', false);
+  memcache.fail('redis');
+  assert.equal(memcache.isHealthy(), true);
+  memcache.fail('memcache');
+  assert.equal(memcache.isHealthy(), false);
 });
 
 test('HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED: unhealthy until a domain is loaded', async () => {

@@ -19,8 +19,16 @@ test('defaults follow the reference, with the project decisions', () => {
   assert.equal(settings.limiter.expirationJitterMaxSeconds, 300);
   assert.equal(settings.limiter.limitHeader, 'RateLimit-Limit');
   assert.equal(settings.backend.type, 'redis');
-  assert.equal(settings.backend.memoryMaxBytes, 256 * 1024 * 1024);
-  assert.throws(() => readSettings({ MEMORY_MAX_BYTES: '1048576' }), /MEMORY_MAX_BYTES/);
+  // Each backend's settings are read (and checked) only when BACKEND_TYPE selects it.
+  assert.deepEqual(readSettings({ BACKEND_TYPE: 'memory' }).backend, {
+    type: 'memory',
+    memory: { maxCounters: 2_000_000, maxBytes: 256 * 1024 * 1024 },
+  });
+  assert.throws(
+    () => readSettings({ BACKEND_TYPE: 'memory', MEMORY_MAX_BYTES: '1048576' }),
+    /MEMORY_MAX_BYTES/,
+  );
+  assert.equal(readSettings({ MEMORY_MAX_BYTES: '1048576' }).backend.type, 'redis');
   assert.deepEqual(settings.httpTimeouts, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 });
   assert.equal(settings.grpc.handshakeTimeoutMs, 120_000);
   assert.throws(

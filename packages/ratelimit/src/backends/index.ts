@@ -1,5 +1,5 @@
 import type { StoreCapabilities } from '../config/limits.js';
-import type { Settings } from '../settings.js';
+import type { BackendSettings, BackendType } from '../settings.js';
 import { createMemcacheStore } from './memcache/index.js';
 import { MemoryStore } from './memory.js';
 import { createRedisStore } from './redis/index.js';
@@ -7,21 +7,16 @@ import type { CounterStore, StoreDeps } from './store.js';
 
 /** Creates the counter store that BACKEND_TYPE selects (redis by default). */
 export function createStore(
-  backend: Settings['backend'],
+  backend: BackendSettings,
   deps: StoreDeps,
   expirationJitterMaxSeconds: number,
 ): CounterStore {
   switch (backend.type) {
     case 'memory':
-      return new MemoryStore(deps, {
-        maxCounters: backend.memoryMaxCounters,
-        maxBytes: backend.memoryMaxBytes,
-      });
+      return new MemoryStore(deps, backend.memory);
     case 'memcache':
-      if (!backend.memcache) throw new Error('memcache settings were not read for BACKEND_TYPE=memcache');
       return createMemcacheStore(backend.memcache, deps, expirationJitterMaxSeconds);
     case 'redis':
-      if (!backend.redis) throw new Error('redis settings were not read for BACKEND_TYPE=redis');
       return createRedisStore(backend.redis, deps, expirationJitterMaxSeconds);
   }
 }
@@ -31,6 +26,6 @@ export function createStore(
  * (its counters have no script to run a sliding window or a bucket atomically), so a config
  * with another algorithm is refused at load; memory and Redis count every algorithm.
  */
-export function storeCapabilities(type: Settings['backend']['type']): StoreCapabilities | undefined {
+export function storeCapabilities(type: BackendType): StoreCapabilities | undefined {
   return type === 'memcache' ? { backend: 'memcache', algorithms: ['fixed_window'] } : undefined;
 }

@@ -55,8 +55,10 @@ export interface StoreDeps {
  * A counter store. Every backend implements exactly this, and nothing outside src/backends
  * knows which one runs.
  */
+export type StoreKind = 'memory' | 'redis' | 'memcache';
+
 export interface CounterStore {
-  readonly kind: 'memory' | 'redis' | 'memcache';
+  readonly kind: StoreKind;
   /**
    * Adds each hit's addend to its counter and resolves to the counter values after the
    * addition, in the same order as `hits`. The limiter derives `before = after - addend`.

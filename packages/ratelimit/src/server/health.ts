@@ -1,8 +1,11 @@
-export type HealthComponent = 'redis' | 'sigterm' | 'config';
+import type { StoreKind } from '../backends/store.js';
+
+/** The counter store under its own name (the reference has only `redis`), SIGTERM, and the config. */
+export type HealthComponent = StoreKind | 'sigterm' | 'config';
 
 /**
  * The reference's health model: healthy only while every enabled component is healthy.
- * `redis` and `sigterm` start healthy; `config` exists only with
+ * The store and `sigterm` start healthy; `config` exists only with
  * HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED and starts unhealthy.
  */
 export class HealthModel {
@@ -10,8 +13,8 @@ export class HealthModel {
   private readonly listeners: Array<(healthy: boolean) => void> = [];
   private healthy: boolean;
 
-  constructor(withConfigComponent: boolean) {
-    this.components.set('redis', true);
+  constructor(store: StoreKind, withConfigComponent: boolean) {
+    this.components.set(store, true);
     this.components.set('sigterm', true);
     if (withConfigComponent) this.components.set('config', false);
     this.healthy = this.allHealthy();
