@@ -21,6 +21,9 @@ export const byIdSql = 'select id, title, author, synopsis, created_at, updated_
 export const sessionSql =
   'select s.user_id, u.role from sessions s join users u on u.id = s.user_id where s.id_hash = $1 and s.expires_at > now()';
 
+// The page statement also says whether the caller holds each book; the baseline asks for nobody.
+const NOBODY = '00000000-0000-0000-0000-000000000000';
+
 function send(res: ServerResponse, status: number, body: unknown): void {
   const json = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
@@ -53,7 +56,7 @@ export function baselineHandler(run: RunQuery, options: { sessionSecret?: string
       if (url.pathname === '/books') {
         const size = Number(url.searchParams.get('size') ?? 20);
         const page = Number(url.searchParams.get('page') ?? 0);
-        const rows = await run(pageSql, [size, page * size]);
+        const rows = await run(pageSql, [size, page * size, NOBODY]);
         send(res, 200, { books: rows.filter((row) => row.id !== null), total: rows[0]?.total });
         return;
       }

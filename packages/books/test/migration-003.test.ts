@@ -50,7 +50,10 @@ function migrationSuite(driver: Driver, skip: false | string) {
         const alicesEmma = await old(emma?.id ?? '', alice?.id ?? '', 5);
 
         const before = Date.now();
-        assert.deepEqual((await migrate(db)).applied, ['003_reservation_workflow.sql']);
+        assert.deepEqual((await migrate(db)).applied, [
+          '003_reservation_workflow.sql',
+          '004_book_search.sql',
+        ]);
         const rows = await db.query<{
           id: string;
           status: string;

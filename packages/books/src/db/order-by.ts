@@ -8,7 +8,9 @@ import type { SortOrder } from '../page-request.js';
 export function orderByClause<Property extends string>(
   sort: readonly SortOrder<Property>[],
   columns: Record<Property, string>,
+  /** Keys that come before the requested sort (a search's relevance). */
+  leading: readonly string[] = [],
 ): string {
   const keys = sort.map(({ property, direction }) => `${columns[property]} ${direction}`);
-  return `order by ${[...keys, 'id asc'].join(', ')}`;
+  return `order by ${[...leading, ...keys, 'id asc'].join(', ')}`;
 }

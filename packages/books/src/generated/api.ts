@@ -11,7 +11,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List books, one page at a time */
+        /**
+         * List or search books, one page at a time
+         * @description With `q`, only the books whose title, author or synopsis match it (PostgreSQL full text search,
+         *     English stemming), the most relevant first (title matches weigh most, then author, then synopsis);
+         *     `sort` then orders books of equal relevance, and `totalElements` counts the matches.
+         */
         get: operations["listBooks"];
         put?: never;
         /** Create a book (ROLE_ADMIN) */
@@ -538,6 +543,11 @@ export interface operations {
                  *     orders. Ties are always broken by `id`.
                  */
                 sort?: components["parameters"]["BookSort"];
+                /**
+                 * @description Search text, in web search syntax: words (all must match, stemmed: `running` finds `run`),
+                 *     `"a phrase"`, `or`, and `-word` to exclude. Words too common to index (`the`) match nothing.
+                 */
+                q?: string;
             };
             header?: never;
             path?: never;

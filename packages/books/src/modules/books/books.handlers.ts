@@ -22,12 +22,12 @@ export function booksHandlers(
     async listBooks(request, reply) {
       const base = baseUrlOf(request, publicBaseUrl);
       const page = pageRequest(request.query);
-      const { items, total } = await books.list(signedInUser(request), page);
+      const { items, total } = await books.list(signedInUser(request), page, request.query.q);
       const metadata = pageMetadata(page, total);
       reply.type(HAL_CONTENT_TYPE);
       return {
         _embedded: { books: items.map((book) => bookResource(base, book)) },
-        _links: pageLinks(base, '/books', page, metadata),
+        _links: pageLinks(base, '/books', page, metadata, { q: request.query.q }),
         page: metadata,
       };
     },

@@ -40,11 +40,36 @@ const heldByCallerSql = (alias: string, param: string) =>
  * The outer order by keeps the page order, which a join alone does not promise. `$3` is the caller.
  */
 export function bookPageSql(sort: readonly SortOrder<BookSortProperty>[]): string {
-  const orderBy = orderByClause(sort, SORT_COLUMNS);
+  return pageSql(sort, 'book_count', `select ${COLUMNS} from books`, []);
+}
+
+/**
+ * The page of the books matching `$4` (websearch_to_tsquery syntax, English), most relevant first,
+ * with the number of matches, in one statement as the plain page. The GIN index on the stored
+ * `search` vector (migration 004) finds the matches; only those are ranked.
+ */
+export function bookSearchPageSql(sort: readonly SortOrder<BookSortProperty>[]): string {
+  const matches = `books, websearch_to_tsquery('english', $4) query where search @@ query`;
+  return pageSql(
+    sort,
+    `(select count(*) as total from ${matches})`,
+    `select ${COLUMNS}, ts_rank(search, query) as relevance from ${matches}`,
+    ['relevance desc'],
+  );
+}
+
+/** `source` (a select of the book columns) paged, joined to the one-row `counted` total. */
+function pageSql(
+  sort: readonly SortOrder<BookSortProperty>[],
+  counted: string,
+  source: string,
+  leading: readonly string[],
+): string {
+  const orderBy = orderByClause(sort, SORT_COLUMNS, leading);
   const pageColumns = COLUMNS.split(', ').map((column) => `page.${column}`);
   return `select ${pageColumns.join(', ')}, ${heldByCallerSql('page', '$3')}, counted.total::int as total
-    from book_count counted
-    left join lateral (select ${COLUMNS} from books ${orderBy} limit $1 offset $2) page on true ${orderBy}`;
+    from ${counted} counted
+    left join lateral (${source} ${orderBy} limit $1 offset $2) page on true ${orderBy}`;
 }
 
 function bookFromRow(row: BookRow): Book {
@@ -119,15 +144,17 @@ export class BooksRepository {
     });
   }
 
+  /** A page of all books, or with `search` of the books matching it, most relevant first. */
   async page(
     request: PageRequest<BookSortProperty>,
     callerId: string,
+    search?: string,
   ): Promise<{ items: Book[]; total: number }> {
-    const rows = await this.db.query<PageRow>(bookPageSql(request.sort), [
-      request.size,
-      request.page * request.size,
-      callerId,
-    ]);
+    const params = [request.size, request.page * request.size, callerId];
+    const rows =
+      search === undefined
+        ? await this.db.query<PageRow>(bookPageSql(request.sort), params)
+        : await this.db.query<PageRow>(bookSearchPageSql(request.sort), [...params, search]);
     const items: Book[] = [];
     for (const row of rows) if (row.id !== null) items.push(bookFromRow(row));
     return { items, total: rows[0]?.total ?? 0 };

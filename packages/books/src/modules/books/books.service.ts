@@ -44,9 +44,9 @@ export class BooksService {
     return result.book;
   }
 
-  async list(caller: User, request: PageRequest<BookSortProperty>) {
+  async list(caller: User, request: PageRequest<BookSortProperty>, search?: string) {
     await this.expireOverdue();
-    return this.books.page(request, caller.id);
+    return this.books.page(request, caller.id, search);
   }
 
   async delete(id: string): Promise<void> {
