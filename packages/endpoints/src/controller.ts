@@ -21,7 +21,8 @@ const CONTROLLER = Symbol.for('@platform/endpoints.Controller');
  * Class options:
  * - `static private = true` keeps the class out of routing (so do `_Foo` and `FooController` names);
  * - `static cors = true | { origins, credentials, maxAge }` turns on CORS and the preflight;
- * - `static types = { GET: { page: Number } }` casts or validates arguments per method.
+ * - `static types = { GET: { page: Number } }` casts or validates arguments per method;
+ * - `static trace = true` answers TRACE with the request line and headers (the reference's TRACEMixin).
  *
  * Lifecycle hooks an application may override (the reference's `handle`, `get_request_params`,
  * `get_method_params`, `get_response_body`, `handle_error`). `handle()` runs a request:
@@ -40,6 +41,7 @@ export class Controller {
   static private?: boolean;
   static cors?: CorsOption;
   static types?: CastTable;
+  static trace?: boolean;
 
   readonly request: EndpointRequest;
   readonly response: EndpointResponse;
@@ -114,6 +116,7 @@ export type ControllerClass = (new (
   readonly private?: boolean;
   readonly cors?: CorsOption;
   readonly types?: CastTable;
+  readonly trace?: boolean;
 };
 
 /** True for subclasses of Controller, including those of another copy of this package. */

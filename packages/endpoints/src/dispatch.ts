@@ -69,6 +69,7 @@ export class Dispatcher {
       const node = walk(this.#root, segments);
       const handler = this.#select(node, request.method);
       if (handler === undefined) return this.#unrouted(node, segments.length > node.depth, context);
+      request.routed(segments, node.depth, handler.ownSegment ? node.depth - 1 : node.depth);
       request.positionals = node.depth === 0 ? segments : segments.slice(node.depth);
       if (request.search !== '') request.keywords = parseSearch(request.search);
       if (exchange.hasBody()) return this.#settle(this.#withBody(handler, context), context);

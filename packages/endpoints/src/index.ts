@@ -33,8 +33,15 @@ export {
   decorate,
   runBefore,
 } from './extras/decorate.js';
+export {
+  MemoryRateLimitStore,
+  type RateLimitOptions,
+  type RateLimitStore,
+  rateLimit,
+} from './extras/rate-limit.js';
+export { type AcceptEntry, AcceptHeader } from './http/accept.js';
 export { errorBody } from './http/render.js';
-export { type BasicCredentials, EndpointRequest } from './http/request.js';
+export { type BasicCredentials, EndpointRequest, EndpointUrl } from './http/request.js';
 export { EndpointResponse } from './http/response.js';
 export type { OpenApiDocument, OpenApiOptions } from './openapi/document.js';
 export type { ParameterRow, RouteRow, RouteTable } from './routes/table.js';

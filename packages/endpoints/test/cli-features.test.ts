@@ -11,7 +11,20 @@ const INDEX = JSON.stringify(new URL('../src/index.js', import.meta.url).pathnam
 
 const CONTROLLERS = {
   'index.ts': `
-    import { param } from ${INDEX};
+    import { param, rateLimit } from ${INDEX};
+    export class Versioned extends Controller { GET() { return this.request.version(); } }
+    export class Limited extends Controller {
+      @rateLimit({ limit: 1, ttl: 60, key: (c) => c.request.header('x-user') })
+      GET() { return 'ok'; }
+    }
+    export class Parity extends Controller {
+      static trace = true;
+      GET(...rest) {
+        const r = this.request;
+        return { bytes: new TextEncoder().encode('hi'), scheme: r.authScheme, accept: r.acceptMediaType,
+          encoding: r.encoding ?? null, ips: r.ipAddresses.length > 0, controller: r.url.controller().pathname };
+      }
+    }
     export class Secret extends Controller {
       @authBasic((u, p) => u === 'ada' && p === 'secret')
       GET(id) { return id; }
@@ -74,6 +87,46 @@ describe('issue 16 features through the CLI as a process', () => {
     assert.equal(badChoice.status, 400);
     assert.equal(await badChoice.json(), `argument 'color': value "blue" not in choices ["red"]`);
     assert.equal((await get('/rules?ids=1,2,3')).status, 400);
+  });
+
+  test('versioning: request.version() from Accept', async () => {
+    assert.equal(
+      await (await get('/versioned', { headers: { accept: 'application/json;version=v2' } })).json(),
+      'v2',
+    );
+  });
+
+  test('rateLimit: the second request of a key is 429', async () => {
+    const headers = { 'x-user': 'ada' };
+    assert.equal((await get('/limited', { headers })).status, 200);
+    const refused = await get('/limited', { headers });
+    assert.equal(refused.status, 429);
+    assert.equal(await refused.json(), 'Please wait 60 seconds to make a request');
+  });
+
+  test('parity: nested bytes, authScheme, request helpers, TRACE', async () => {
+    const reply = await get('/parity/x', {
+      headers: { authorization: 'Basic', accept: 'text/csv', 'content-type': 'text/plain; charset=utf-8' },
+    });
+    assert.deepEqual(await reply.json(), {
+      bytes: 'hi',
+      scheme: '',
+      accept: 'text/csv',
+      encoding: 'utf-8',
+      ips: true,
+      controller: '/parity',
+    });
+    const { request } = await import('node:http');
+    const url = new URL(`${server.base}/parity`);
+    const status = await new Promise<number>((resolve, reject) => {
+      request({ host: url.hostname, port: url.port, path: '/parity', method: 'TRACE' }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      })
+        .on('error', reject)
+        .end();
+    });
+    assert.equal(status, 200);
   });
 });
 

@@ -108,7 +108,7 @@ describe('request helpers', async () => {
       agent: 'test',
       all: 'yes',
       ip: null,
-      scheme: null,
+      scheme: '',
       basic: null,
       bearer: null,
     });

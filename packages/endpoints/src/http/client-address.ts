@@ -25,6 +25,22 @@ for (const [network, prefix] of [
 const FORWARDING_HEADERS = ['x-forwarded-for', 'client-ip', 'x-real-ip', 'x-forwarded', 'forwarded-for'];
 
 /**
+ * Every address the forwarding headers name, in the order the reference lists them, then the peer:
+ * public and private alike (the reference's `request.ip_addresses`).
+ */
+export function allAddresses(header: (name: string) => string | undefined, peer: string | undefined) {
+  const addresses: string[] = [];
+  for (const name of FORWARDING_HEADERS) {
+    for (const entry of header(name)?.split(',') ?? []) {
+      const address = entry.trim();
+      if (address !== '') addresses.push(address);
+    }
+  }
+  if (peer) addresses.push(peer.startsWith('::ffff:') ? peer.slice(7) : peer);
+  return addresses;
+}
+
+/**
  * The client's address, aware of proxies like the reference's `request.ip_address`: the first public
  * address named by a forwarding header, else the socket's peer address. Junk entries are skipped.
  * Like the reference, forwarding headers are trusted; put the app behind a proxy that sets them.

@@ -15,6 +15,8 @@ export interface Exchange {
   /** `scheme://host[:port]` the client addressed. */
   origin(): string;
   readonly remoteAddress: string | undefined;
+  /** `HTTP/1.1`, `HTTP/2.0`, … as far as the interface knows it. */
+  protocol(): string;
   /** Whether the request carries a body worth reading. */
   hasBody(): boolean;
   /**

@@ -39,7 +39,13 @@ function isGenerator(value: unknown): value is Iterable<unknown> {
   );
 }
 
-/** JSON for any value; BigInt, Map and Set are retried with a replacer so the fast path stays plain. */
+const UTF8 = new TextDecoder();
+
+/**
+ * JSON for any value. The plain fast path first; values JSON cannot take as they are are retried
+ * with a replacer: BigInt → string, Map → object, Set → array, and bytes (a `Uint8Array` or Buffer
+ * nested in the value) → their text, as the reference's JSON encoder does.
+ */
 export function toJson(value: unknown): string {
   let json: string | undefined;
   try {
@@ -49,10 +55,25 @@ export function toJson(value: unknown): string {
     if (json === undefined) throw error;
   }
   if (json === undefined) throw new TypeError(`a ${typeof value} cannot be rendered as JSON`);
+  if (hasBytes(value, 0)) return JSON.stringify(value, widenJson);
   return json;
 }
 
-function widenJson(_key: string, value: unknown): unknown {
+/** Whether bytes sit somewhere in plain data (objects and arrays, up to 64 levels deep). */
+function hasBytes(value: unknown, depth: number): boolean {
+  if (typeof value !== 'object' || value === null || depth > 64) return false;
+  if (value instanceof Uint8Array) return true;
+  if (Array.isArray(value)) return value.some((item) => hasBytes(item, depth + 1));
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  for (const key in value) if (hasBytes((value as Record<string, unknown>)[key], depth + 1)) return true;
+  return false;
+}
+
+function widenJson(this: Record<string, unknown>, key: string, value: unknown): unknown {
+  // `this[key]`, not `value`: a Buffer has already become `{ type, data }` through its toJSON.
+  const raw = this[key];
+  if (raw instanceof Uint8Array) return UTF8.decode(raw);
   if (typeof value === 'bigint') return value.toString();
   if (value instanceof Map) return Object.fromEntries(value);
   if (value instanceof Set) return [...value];

@@ -1,5 +1,6 @@
 import type { Keywords } from '../binding/bind.js';
-import { clientAddress } from './client-address.js';
+import { AcceptHeader } from './accept.js';
+import { allAddresses, clientAddress } from './client-address.js';
 import type { Exchange } from './exchange.js';
 import { parseSearch } from './query.js';
 
@@ -9,6 +10,43 @@ export interface BasicCredentials {
 }
 
 const NO_POSITIONALS: readonly unknown[] = Object.freeze([]);
+
+/**
+ * `this.request.url`: the absolute URL, plus the reference's `controller()` and `module()`, which
+ * build URLs under the path of the controller class or of its module:
+ * for `GET /foomod/bar/x`, `url.controller('y', { q: '1' })` is `http://host/foomod/bar/y?q=1`
+ * and `url.module()` is `http://host/foomod`.
+ */
+export class EndpointUrl extends URL {
+  readonly #controllerPath: string;
+  readonly #modulePath: string;
+
+  constructor(href: string, controllerPath: string, modulePath: string) {
+    super(href);
+    this.#controllerPath = controllerPath;
+    this.#modulePath = modulePath;
+  }
+
+  controller(...parts: (string | Record<string, string>)[]): EndpointUrl {
+    return this.#under(this.#controllerPath, parts);
+  }
+
+  module(...parts: (string | Record<string, string>)[]): EndpointUrl {
+    return this.#under(this.#modulePath, parts);
+  }
+
+  #under(base: string, parts: (string | Record<string, string>)[]): EndpointUrl {
+    const query = typeof parts.at(-1) === 'object' ? (parts.pop() as Record<string, string>) : {};
+    const segments = [base, ...(parts as string[]).map((part) => encodeURIComponent(part))].filter(Boolean);
+    const url = new EndpointUrl(
+      `${this.origin}/${segments.join('/')}`,
+      this.#controllerPath,
+      this.#modulePath,
+    );
+    for (const [name, value] of Object.entries(query)) url.searchParams.append(name, value);
+    return url;
+  }
+}
 export const NO_KEYWORDS: Readonly<Keywords> = Object.freeze(Object.create(null));
 
 /**
@@ -29,7 +67,10 @@ export class EndpointRequest {
   /** The parsed body: an object, array, string or bytes; undefined without a body. */
   body: unknown = undefined;
   readonly #exchange: Exchange;
-  #url: URL | undefined;
+  #segments: readonly string[] = NO_POSITIONALS as readonly string[];
+  #controllerDepth = 0;
+  #moduleDepth = 0;
+  #url: EndpointUrl | undefined;
   #query: Keywords | undefined;
 
   constructor(exchange: Exchange) {
@@ -41,6 +82,26 @@ export class EndpointRequest {
     this.search = query === -1 ? '' : target.slice(query + 1);
   }
 
+  /**
+   * Records where routing landed: `segments` of the path, of which the first `controllerDepth`
+   * name the controller class and the first `moduleDepth` its module.
+   */
+  routed(segments: readonly string[], controllerDepth: number, moduleDepth: number): void {
+    this.#segments = segments;
+    this.#controllerDepth = controllerDepth;
+    this.#moduleDepth = moduleDepth;
+  }
+
+  /** The request target as sent: path and query string. */
+  get target(): string {
+    return this.#exchange.target;
+  }
+
+  /** `HTTP/1.1` and the like. */
+  get protocol(): string {
+    return this.#exchange.protocol();
+  }
+
   /** One header by name (case-insensitive). */
   header(name: string): string | undefined {
     return this.#exchange.header(name.toLowerCase());
@@ -50,15 +111,53 @@ export class EndpointRequest {
     return this.#exchange.headers();
   }
 
-  /** The absolute URL the client requested (host `localhost` when the Host header is unusable). */
-  get url(): URL {
+  /**
+   * The absolute URL the client requested (host `localhost` when the Host header is unusable), with
+   * `controller()` and `module()` (see EndpointUrl).
+   */
+  get url(): EndpointUrl {
     if (this.#url === undefined) {
       const target = this.#exchange.target;
-      this.#url = URL.canParse(target, this.#exchange.origin())
-        ? new URL(target, this.#exchange.origin())
-        : new URL(target, 'http://localhost');
+      const origin = this.#exchange.origin();
+      const href = URL.canParse(target, origin)
+        ? new URL(target, origin).href
+        : new URL(target, 'http://localhost').href;
+      const path = (depth: number) =>
+        this.#segments
+          .slice(0, depth)
+          .map((segment) => encodeURIComponent(segment))
+          .join('/');
+      this.#url = new EndpointUrl(href, path(this.#controllerDepth), path(this.#moduleDepth));
     }
     return this.#url;
+  }
+
+  /**
+   * The `version` parameter of the most preferred Accept entry matching `mediaType` that has one
+   * (`Accept: application/json;version=v1` → `v1`; `*\/*;version=v8` → `v8` for any type); `''`
+   * without one, as in the reference.
+   */
+  version(mediaType = '*/*'): string {
+    for (const entry of new AcceptHeader(this.header('accept')).filter(mediaType)) {
+      if (entry.params.version) return entry.params.version;
+    }
+    return '';
+  }
+
+  /** The most preferred Accept media type, or `''` when it has a wildcard or there is none. */
+  get acceptMediaType(): string {
+    const first = new AcceptHeader(this.header('accept')).entries[0];
+    return first && first.type !== '*' && first.subtype !== '*' ? `${first.type}/${first.subtype}` : '';
+  }
+
+  /** The charset of the request's Content-Type, or undefined. */
+  get encoding(): string | undefined {
+    return /;\s*charset=("?)([^";]+)\1/i.exec(this.header('content-type') ?? '')?.[2]?.toLowerCase();
+  }
+
+  /** Every address the forwarding headers name, public or private, then the peer's. */
+  get ipAddresses(): string[] {
+    return allAddresses((name) => this.#exchange.header(name), this.#exchange.remoteAddress);
   }
 
   /** The query string alone as keywords (a repeated key is a list). */
@@ -72,12 +171,13 @@ export class EndpointRequest {
     return clientAddress((name) => this.#exchange.header(name), this.#exchange.remoteAddress);
   }
 
-  /** The scheme of the Authorization header, lower-cased (`basic`, `bearer`, …). */
-  get authScheme(): string | undefined {
-    const authorization = this.header('authorization');
-    if (!authorization) return undefined;
-    const space = authorization.indexOf(' ');
-    return (space === -1 ? authorization : authorization.slice(0, space)).toLowerCase();
+  /**
+   * The scheme of the Authorization header, lower-cased (`basic`, `bearer`, …); `''` without the
+   * header, or for a value without a token (`Authorization: Basic`), as in the reference.
+   */
+  get authScheme(): string {
+    const match = /^(\S+)\s+\S/.exec(this.header('authorization') ?? '');
+    return match ? (match[1] as string).toLowerCase() : '';
   }
 
   /** Username and password of `Authorization: Basic …`, or undefined when absent or malformed. */

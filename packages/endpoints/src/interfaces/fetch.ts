@@ -43,6 +43,11 @@ class FetchExchange implements Exchange {
     return this.#request.headers;
   }
 
+  /** A web Request does not say; HTTP/1.1 is what a Node host speaks to most clients. */
+  protocol(): string {
+    return 'HTTP/1.1';
+  }
+
   origin(): string {
     return new URL(this.#request.url).origin;
   }

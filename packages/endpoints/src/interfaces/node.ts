@@ -45,6 +45,10 @@ class NodeExchange implements Exchange {
     return `${scheme}://${this.#req.headers.host ?? 'localhost'}`;
   }
 
+  protocol(): string {
+    return `HTTP/${this.#req.httpVersion}`;
+  }
+
   get remoteAddress(): string | undefined {
     return this.#req.socket.remoteAddress;
   }

@@ -4,6 +4,7 @@ import { type ControllerClass, handlerMethodNames, overridesHooks } from '../con
 import { EndpointsError } from '../errors.js';
 import { withCors } from '../extras/cors.js';
 import { type DecoratorHooks, type HandlerFunction, peelLayers } from '../extras/decorate.js';
+import { withTrace } from '../extras/trace.js';
 
 /** One routable method, with everything a request needs precomputed at load. */
 export interface Handler {
@@ -18,6 +19,8 @@ export interface Handler {
   readonly plan: BindingPlan;
   /** Media type implied by the class name's extension (`Foo_xml`), if any. */
   readonly mediaType: string | undefined;
+  /** Whether the class adds a path segment to its module's (false for `Default`). */
+  readonly ownSegment: boolean;
   /** No decorators and no overridden lifecycle hooks: dispatch may bind and call directly. */
   readonly plain: boolean;
   /** For reflection (routes, OpenAPI) only: the class has CORS on. Dispatch never reads it. */
@@ -46,7 +49,7 @@ export function classHandlers(
   const own = handlerMethods(Class);
   const cors = Boolean(Class.cors);
   const hooked = overridesHooks(Class);
-  const methods = withCors(Class.cors, own);
+  const methods = withCors(Class.cors, withTrace(Class.trace, own));
   const signatures = new Map<string, Signature>();
   for (const [method, fn] of methods) {
     signatures.set(method, readSignature(fn, `${exportName}.${method} in ${where}`));
@@ -65,9 +68,10 @@ export function classHandlers(
       target,
       plan,
       mediaType,
+      ownSegment: exportName !== 'Default',
       plain: layers.length === 0 && !hooked,
       cors,
-      preflight: !own.has(method),
+      preflight: method === 'OPTIONS' && !own.has(method),
     });
   }
   return handlers;
