@@ -1,4 +1,6 @@
 import type { ConnectionOptions } from 'node:tls';
+import { StoreError } from '../../errors.js';
+import { CallDeadlines } from './call-deadlines.js';
 import { ClusterConnection } from './cluster-connection.js';
 import { type CommandBatch, commandCount } from './commands.js';
 import type { QueuedBatch, RedisLink } from './link.js';
@@ -27,6 +29,8 @@ export class RedisInstance {
   /** performance.now() when the first call of the queued batch was queued. */
   private batchStartedAt = 0;
   private activeConnections = 0;
+  /** REDIS_TIMEOUT from each call's start; absent when the timeout is 0 (none). */
+  private readonly deadlines: CallDeadlines | undefined;
 
   constructor(
     readonly settings: RedisInstanceSettings,
@@ -34,6 +38,7 @@ export class RedisInstance {
     private readonly onActiveCountChange: () => void,
   ) {
     this.implicit = settings.pipelineWindowMs > 0 || settings.pipelineLimit > 0;
+    this.deadlines = settings.timeoutMs > 0 ? new CallDeadlines(settings.timeoutMs) : undefined;
     const onActiveChange = (active: boolean) => {
       this.activeConnections += active ? 1 : -1;
       this.onActiveCountChange();
@@ -58,16 +63,28 @@ export class RedisInstance {
     return this.activeConnections;
   }
 
-  /** Runs the batch; resolves to one counter value per key. */
+  /**
+   * Runs the batch; resolves to one counter value per key. With REDIS_TIMEOUT the call fails at
+   * the latest that long after it was made, whatever it waited on.
+   */
   run(batch: CommandBatch): Promise<number[]> {
-    if (!this.implicit) return this.runExplicit(batch);
+    const deadlines = this.deadlines;
+    if (!deadlines) {
+      if (!this.implicit) return this.runExplicit(batch);
+      return new Promise((resolve, reject) => {
+        this.enqueue({ batch, resolve, reject });
+      });
+    }
     return new Promise((resolve, reject) => {
-      this.enqueue({ batch, resolve, reject });
+      const call = deadlines.start(batch, resolve, reject);
+      if (this.implicit) this.enqueue(call);
+      else void this.sendQueued([call]);
     });
   }
 
   async close(): Promise<void> {
     this.flushNow();
+    this.deadlines?.failAll(new StoreError('redis store is closed'));
     await this.pool.close();
   }
 
@@ -144,16 +161,19 @@ export class RedisInstance {
     void this.sendQueued(queued);
   }
 
-  private async sendQueued(queued: QueuedBatch[]): Promise<void> {
+  private async sendQueued(waiting: QueuedBatch[]): Promise<void> {
     let connection: RedisLink;
     try {
       const leased = this.pool.acquire();
       connection = leased instanceof Promise ? await leased : leased;
     } catch (error) {
-      for (const item of queued) item.reject(error as Error);
+      for (const item of waiting) item.reject(error as Error);
       return;
     }
+    // Calls that ran out of time while waiting for the connection are not sent.
+    const queued = waiting.some((item) => item.settled) ? waiting.filter((item) => !item.settled) : waiting;
     try {
+      if (queued.length === 0) return;
       if (!connection.usable) {
         const failure = connection.failure();
         for (const item of queued) item.reject(failure);

@@ -6,6 +6,8 @@ import type { RedisInstanceSettings } from './settings.js';
 /** One request's commands waiting for their replies. */
 export interface QueuedBatch {
   readonly batch: CommandBatch;
+  /** True once the call was answered or ran out of time (REDIS_TIMEOUT): it is not sent. */
+  readonly settled?: boolean;
   resolve(values: number[]): void;
   reject(error: Error): void;
 }
