@@ -13,7 +13,7 @@ import { startTracing } from './observability/tracing.js';
 import { createConfigProvider } from './provider/index.js';
 import type { ConfigProvider } from './provider/provider.js';
 import { createDebugServer } from './server/debug.js';
-import { bindGrpc, createGrpcServer } from './server/grpc.js';
+import { bindGrpc, createGrpcServer, endHealthWatches } from './server/grpc.js';
 import { boundGrpcHandshakes } from './server/grpc-handshake.js';
 import { HealthModel } from './server/health.js';
 import { createHttpServer } from './server/http.js';
@@ -43,7 +43,7 @@ export interface RunningServer {
   readonly config: ConfigHolder;
   readonly service: RateLimitService;
   readonly localCache: LocalOverLimitCache | undefined;
-  /** SIGTERM behaviour: health fails at once, then the servers stop gracefully. */
+  /** SIGTERM behaviour: health fails at once; after SHUTDOWN_DRAIN_DURATION the servers stop gracefully. */
   shutdown(): Promise<void>;
   /** Stops everything now (tests). */
   close(): Promise<void>;
@@ -184,8 +184,11 @@ async function start(
     config,
     service,
     localCache,
-    shutdown: () => {
+    shutdown: async () => {
       health.fail('sigterm');
+      // Load balancers see the failing health check and stop sending; meanwhile the listeners serve.
+      const drainMs = settings.shutdown.drainMs;
+      if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
       return stopAll(true);
     },
     close: () => stopAll(false),
@@ -235,6 +238,7 @@ function stopGrpc(server: GrpcServer, graceful: boolean): Promise<void> {
     server.forceShutdown();
     return Promise.resolve();
   }
+  endHealthWatches(server);
   return new Promise((resolve) => {
     const force = setTimeout(() => server.forceShutdown(), GRACEFUL_STOP_MS).unref();
     server.tryShutdown(() => {
@@ -245,6 +249,11 @@ function stopGrpc(server: GrpcServer, graceful: boolean): Promise<void> {
 }
 
 function stopHttp(server: HttpServer, graceful: boolean): Promise<void> {
+  // A request that still arrives on a kept-alive connection is answered with `Connection: close`,
+  // so a busy keep-alive client does not hold the server open until the force timer.
+  server.prependListener('request', (_request, response) => {
+    response.shouldKeepAlive = false;
+  });
   return new Promise((resolve) => {
     const force = setTimeout(() => server.closeAllConnections(), graceful ? GRACEFUL_STOP_MS : 0).unref();
     server.close(() => {

@@ -33,6 +33,10 @@ export interface Settings {
   /** RATELIMIT_WORKERS: server processes sharing the ports (node:cluster); 1 = no cluster. */
   readonly workers: number;
   readonly http: { readonly host: string; readonly port: number };
+  readonly shutdown: {
+    /** SHUTDOWN_DRAIN_DURATION: after SIGTERM, how long health fails while the listeners still serve. */
+    readonly drainMs: number;
+  };
   /** Bounds on HTTP clients (the /json and debug servers); the reference has none. */
   readonly httpTimeouts: {
     /** HTTP_HEADERS_TIMEOUT: from connect (or the previous response) to the end of the headers. */
@@ -140,6 +144,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const settings: Settings = {
     workers: read.integer('RATELIMIT_WORKERS', 1, { min: 1, max: 256 }),
     http: { host: read.string('HOST', '0.0.0.0'), port: read.port('PORT', 8080) },
+    shutdown: { drainMs: read.duration('SHUTDOWN_DRAIN_DURATION', '0s') },
     httpTimeouts: {
       headersTimeoutMs: read.duration('HTTP_HEADERS_TIMEOUT', '10s'),
       requestTimeoutMs: read.duration('HTTP_REQUEST_TIMEOUT', '30s'),

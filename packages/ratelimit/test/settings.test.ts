@@ -31,6 +31,7 @@ test('defaults follow the reference, with the project decisions', () => {
   assert.equal(readSettings({ MEMORY_MAX_BYTES: '1048576' }).backend.type, 'redis');
   assert.deepEqual(settings.httpTimeouts, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 });
   assert.equal(settings.grpc.handshakeTimeoutMs, 120_000);
+  assert.equal(settings.shutdown.drainMs, 0);
   assert.throws(
     () => readSettings({ HTTP_HEADERS_TIMEOUT: '1m', HTTP_REQUEST_TIMEOUT: '30s' }),
     /HTTP_HEADERS_TIMEOUT: must not be longer than HTTP_REQUEST_TIMEOUT/,

@@ -121,11 +121,29 @@ export function createGrpcServer(
       const send = () => call.write({ status: healthStatus(name, health) ?? 'SERVICE_UNKNOWN' });
       send();
       const unsubscribe = health.onChange(send);
-      call.on('cancelled', unsubscribe);
-      call.on('close', unsubscribe);
+      watches.add(call);
+      const forget = () => {
+        unsubscribe();
+        watches.delete(call);
+      };
+      call.on('cancelled', forget);
+      call.on('close', forget);
     },
   });
+  const watches = new Set<ServerWritableStream<{ service: string }, unknown>>();
+  healthWatches.set(server, watches);
   return server;
+}
+
+/** Each server's open Health/Watch streams, which only end when the client or the server ends them. */
+const healthWatches = new WeakMap<Server, Set<ServerWritableStream<{ service: string }, unknown>>>();
+
+/**
+ * Ends the open Health/Watch streams (after their last NOT_SERVING): a graceful stop waits for
+ * every open call, and these never finish on their own.
+ */
+export function endHealthWatches(server: Server): void {
+  for (const call of healthWatches.get(server) ?? []) call.end();
 }
 
 function tracedAnswer(
