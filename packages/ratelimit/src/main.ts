@@ -75,7 +75,7 @@ async function start(
 ): Promise<RunningServer> {
   const clock = overrides.clock ?? systemClock;
   const log = overrides.log ?? createLogger(settings.log.level, settings.log.format);
-  const stats = new StatStore();
+  const stats = new StatStore({ maxPerValueKeys: settings.stats.maxPerValueKeys });
   closers.push(() => stats.close());
   // Exactly one sink (or none with DISABLE_STATS); a bad stats setting stops startup here.
   stats.addSink(await createStatSink(statSinkSettings(settings.stats), log));
@@ -108,6 +108,7 @@ async function start(
     settings.config.mergeDomainConfig,
     storeCapabilities(settings.backend.type),
   );
+  config.onLoad((loaded) => stats.setConfigStatKeys(new Set(loaded.rules.map((rule) => rule.fullKey))));
   if (settings.config.healthyWithAtLeastOneConfigLoaded) {
     config.onLoad((loaded) => (loaded.domains.size > 0 ? health.ok('config') : health.fail('config')));
   }

@@ -9,6 +9,7 @@ import { type RedisSettings, readRedisSettings } from './backends/redis/index.js
 import { EnvReader } from './env-reader.js';
 import { SettingsError } from './errors.js';
 import type { LogLevel } from './log.js';
+import { DEFAULT_MAX_PER_VALUE_KEYS } from './stats/store.js';
 
 export type BackendType = 'redis' | 'memcache' | 'memory';
 
@@ -94,6 +95,8 @@ export interface Settings {
   readonly stats: {
     readonly disabled: boolean;
     readonly flushIntervalMs: number;
+    /** STATS_MAX_PER_VALUE_KEYS: bound on stat keys made from request values. */
+    readonly maxPerValueKeys: number;
     readonly extraTags: ReadonlyArray<readonly [string, string]>;
     readonly useStatsd: boolean;
     readonly statsdHost: string;
@@ -290,6 +293,10 @@ function readStats(read: EnvReader, env: NodeJS.ProcessEnv): Settings['stats'] {
   return {
     disabled: read.bool('DISABLE_STATS', false),
     flushIntervalMs: read.duration('STATS_FLUSH_INTERVAL', '10s'),
+    maxPerValueKeys: read.integer('STATS_MAX_PER_VALUE_KEYS', DEFAULT_MAX_PER_VALUE_KEYS, {
+      min: 0,
+      max: 1e8,
+    }),
     extraTags: read.pairs('EXTRA_TAGS', ':'),
     useStatsd: read.bool('USE_STATSD', true, ['USE_PUSHSTATS']),
     statsdHost: read.string('STATSD_HOST', 'localhost'),

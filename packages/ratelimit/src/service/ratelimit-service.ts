@@ -5,7 +5,7 @@ import type { DomainConfig, LimitMatch, RateLimitRule } from '../config/tree.js'
 import { ServiceError, StoreError } from '../errors.js';
 import type { CountedLimit, RateLimiter } from '../limiter/limiter.js';
 import { OVERRIDE_UNIT_NAMES, overrideUnit } from '../limiter/units.js';
-import { STAT, sanitizeStatName } from '../stats/names.js';
+import { STAT } from '../stats/names.js';
 import type { Counter, StatStore } from '../stats/store.js';
 import { buildDynamicMetadata } from './dynamic-metadata.js';
 import {
@@ -98,9 +98,7 @@ export class RateLimitService {
     const statuses = new Array<DescriptorStatus>(descriptors.length);
     const domain = config.domains.get(request.domain);
     if (!domain) {
-      this.stats
-        .counter(`${STAT.ruleRoot}${sanitizeStatName(request.domain)}.domain_not_found`)
-        .inc(descriptors.length);
+      this.stats.domainNotFound(request.domain).inc(descriptors.length);
       for (let i = 0; i < descriptors.length; i++) statuses[i] = okStatus();
       return this.respond(request, statuses);
     }

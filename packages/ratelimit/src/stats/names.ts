@@ -15,6 +15,7 @@ export const STAT = {
   redisError: 'ratelimit.service.call.should_rate_limit.redis_error',
   serviceError: 'ratelimit.service.call.should_rate_limit.service_error',
   ruleRoot: 'ratelimit.service.rate_limit.',
+  perValueOverflow: 'ratelimit.stats.per_value_overflow',
   localCacheRoot: 'ratelimit.localcache.',
   serverRoot: 'ratelimit_server.',
 } as const;

@@ -35,7 +35,13 @@ export interface RuleStats {
 export interface StatStoreOptions {
   /** Upper bound of timer samples kept between two flushes, so memory stays bounded under load. */
   readonly maxTimerSamples?: number;
+  /** STATS_MAX_PER_VALUE_KEYS: most stat keys made from request values rather than the config. */
+  readonly maxPerValueKeys?: number;
 }
+
+export const DEFAULT_MAX_PER_VALUE_KEYS = 10_000;
+/** Where the stats of per-value keys past the bound are added up, under the rule root. */
+export const PER_VALUE_OVERFLOW_KEY = 'per_value_overflow';
 
 /**
  * In-process stats: counters, gauges and timers under the reference's full dotted names.
@@ -50,9 +56,19 @@ export class StatStore implements StoreStats {
   private readonly sinks: StatSink[] = [];
   private readonly maxTimerSamples: number;
   private flushTimer: NodeJS.Timeout | undefined;
+  /** The loaded config's rule stat keys, which never count against the per-value bound. */
+  private configStatKeys: ReadonlySet<string> = new Set();
+  private perValueKeys = 0;
+  private readonly maxPerValueKeys: number;
 
   constructor(options: StatStoreOptions = {}) {
     this.maxTimerSamples = options.maxTimerSamples ?? 100_000;
+    this.maxPerValueKeys = options.maxPerValueKeys ?? DEFAULT_MAX_PER_VALUE_KEYS;
+  }
+
+  /** Called on every config load with the stat keys of its rules. */
+  setConfigStatKeys(keys: ReadonlySet<string>): void {
+    this.configStatKeys = keys;
   }
 
   counter(name: string): Counter {
@@ -86,9 +102,23 @@ export class StatStore implements StoreStats {
     this.gaugeSources.push(source);
   }
 
+  /**
+   * The rule counters of `statKey`. A key that is not one of the config's (detailed_metric,
+   * value_to_metric and request overrides put request values in it) is a new set of counters
+   * for every new value; past STATS_MAX_PER_VALUE_KEYS of them, new ones are added up under
+   * `per_value_overflow` and counted as `ratelimit.stats.per_value_overflow` (the reference
+   * keeps every one, its issue #275).
+   */
   ruleStats(statKey: string): RuleStats {
     let stats = this.rules.get(statKey);
     if (!stats) {
+      if (!this.configStatKeys.has(statKey) && statKey !== PER_VALUE_OVERFLOW_KEY) {
+        if (this.perValueKeys >= this.maxPerValueKeys) {
+          this.counter(STAT.perValueOverflow).inc();
+          return this.ruleStats(PER_VALUE_OVERFLOW_KEY);
+        }
+        this.perValueKeys++;
+      }
       const base = `${STAT.ruleRoot}${sanitizeStatName(statKey)}.`;
       stats = {
         totalHits: this.counter(`${base}total_hits`),
@@ -101,6 +131,19 @@ export class StatStore implements StoreStats {
       this.rules.set(statKey, stats);
     }
     return stats;
+  }
+
+  /** `domain_not_found` of a domain no config has: a per-value key, bounded like the rule keys. */
+  domainNotFound(domain: string): Counter {
+    const name = `${STAT.ruleRoot}${sanitizeStatName(domain)}.domain_not_found`;
+    const known = this.counters.get(name);
+    if (known) return known;
+    if (this.perValueKeys >= this.maxPerValueKeys) {
+      this.counter(STAT.perValueOverflow).inc();
+      return this.counter(`${STAT.ruleRoot}${PER_VALUE_OVERFLOW_KEY}.domain_not_found`);
+    }
+    this.perValueKeys++;
+    return this.counter(name);
   }
 
   /** Current values; timer samples are handed over and reset when `drainTimers` is true. */
