@@ -108,7 +108,7 @@ test('shutdown(): health fails at once, in-flight calls finish, then the ports c
   await t.stop();
 });
 
-test('the ratelimit command exits 0 after SIGTERM, and fails fast on a bad setting', async () => {
+test('the ratelimit command exits 0 after SIGTERM, and fails fast on a bad setting', async (t) => {
   const root = await mkdtemp(join(tmpdir(), 'ratelimit-bin-'));
   await mkdir(join(root, 'config'), { recursive: true });
   await writeFile(join(root, 'config', 'a.yaml'), 'domain: a\n');
@@ -135,7 +135,10 @@ test('the ratelimit command exits 0 after SIGTERM, and fails fast on a bad setti
       stderr += chunk;
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    await waitForPort(debug);
+    // A failed wait must not leave the server running (the test process would never end); the
+    // start itself takes well over 10 s on a loaded machine.
+    t.after(() => child.kill('SIGKILL'));
+    await waitForPort(debug, '127.0.0.1', 30_000);
     const client = new RateLimitClient(`127.0.0.1:${grpc}`);
     await eventually(
       async () => (await client.check('ratelimit').catch(() => ({ status: '' }))).status === 'SERVING',

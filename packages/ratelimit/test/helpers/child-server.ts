@@ -67,7 +67,7 @@ export async function startChildServer(
     await rm(root, { recursive: true, force: true });
   };
   try {
-    for (const port of Object.values(ports)) await waitForPort(port, '127.0.0.1', 20_000);
+    for (const port of Object.values(ports)) await waitForPort(port, '127.0.0.1', 30_000);
   } catch (error) {
     await stop();
     throw new Error(`${(error as Error).message}; server stderr: ${stderr}`);
