@@ -90,7 +90,8 @@ async function start(
       { stats, log, now: clock, random: (max) => Math.floor(Math.random() * max) },
       settings.limiter.expirationJitterMaxSeconds,
     );
-  const store = settings.tracing.enabled ? tracedStore(untracedStore) : untracedStore;
+  const perSecondRedis = settings.backend.type === 'redis' && settings.backend.redis.perSecond !== undefined;
+  const store = settings.tracing.enabled ? tracedStore(untracedStore, { perSecondRedis }) : untracedStore;
   closers.push(() => store.close());
   const health = new HealthModel(store.kind, settings.config.healthyWithAtLeastOneConfigLoaded);
   store.onHealthChange((healthy) => (healthy ? health.ok(store.kind) : health.fail(store.kind)));

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { context, propagation, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter as GrpcTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { OTLPTraceExporter as HttpTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -74,6 +75,10 @@ export function startTracing(settings: TracingSettings, exporter?: SpanExporter)
     shutdown: async () => {
       setTracingActive(false);
       await provider.shutdown();
+      // Unregisters the globals, so a server started again in this process can install its own.
+      trace.disable();
+      context.disable();
+      propagation.disable();
     },
   };
 }

@@ -146,16 +146,23 @@ export function endHealthWatches(server: Server): void {
   for (const call of healthWatches.get(server) ?? []) call.end();
 }
 
+/** The method's full name, which otelgrpc (the reference's interceptor) gives its server span. */
+const SHOULD_RATE_LIMIT_SPAN = 'envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit';
+
 function tracedAnswer(
   service: RateLimitService,
   call: ServerUnaryCall<RateLimitRequest, unknown>,
 ): Promise<RateLimitResponse> {
   return withSpan(
-    'ShouldRateLimit',
+    SHOULD_RATE_LIMIT_SPAN,
     {
       kind: SpanKind.SERVER,
       metadata: call.metadata,
-      attributes: { 'ratelimit.domain': call.request.domain },
+      attributes: {
+        'rpc.system': 'grpc',
+        'rpc.service': 'envoy.service.ratelimit.v3.RateLimitService',
+        'rpc.method': 'ShouldRateLimit',
+      },
     },
     async () => service.shouldRateLimit(call.request),
   );

@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
+import { isTracingActive, timedSpan } from '../observability/spans.js';
 import type { RateLimitResponse } from '../service/messages.js';
 import type { RateLimitService } from '../service/ratelimit-service.js';
 import { boundedHttpServer, type HttpTimeouts } from './client-limits.js';
@@ -92,6 +93,22 @@ function answerJson(
 }
 
 function sendAnswer(
+  writer: TurnEndWriter,
+  response: ServerResponse,
+  result: RateLimitResponse,
+  log: Logger,
+): void {
+  if (!isTracingActive()) {
+    encodeAndSend(writer, response, result, log);
+    return;
+  }
+  // The reference's span over encoding and writing; like the reference's, a root span.
+  timedSpan('NewJsonHandler Remaining Execution', { response: JSON.stringify(result) }, () =>
+    encodeAndSend(writer, response, result, log),
+  );
+}
+
+function encodeAndSend(
   writer: TurnEndWriter,
   response: ServerResponse,
   result: RateLimitResponse,

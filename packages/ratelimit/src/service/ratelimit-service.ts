@@ -5,6 +5,7 @@ import type { DomainConfig, LimitMatch, RateLimitRule } from '../config/tree.js'
 import { ServiceError, StoreError } from '../errors.js';
 import type { CountedLimit, RateLimiter } from '../limiter/limiter.js';
 import { OVERRIDE_UNIT_NAMES, overrideUnit } from '../limiter/units.js';
+import { isTracingActive, timedSpan } from '../observability/spans.js';
 import { STAT } from '../stats/names.js';
 import type { Counter, StatStore } from '../stats/store.js';
 import { buildDynamicMetadata } from './dynamic-metadata.js';
@@ -62,6 +63,18 @@ export class RateLimitService {
    * as a ServiceError or StoreError, already counted.
    */
   shouldRateLimit(request: RateLimitRequest): RateLimitResponse | Promise<RateLimitResponse> {
+    if (isTracingActive()) {
+      // The reference's span for every call, gRPC and /json alike.
+      return timedSpan(
+        'ShouldRateLimit Execution',
+        { domain: request.domain, 'request string': JSON.stringify(request) },
+        () => this.decideCounted(request),
+      );
+    }
+    return this.decideCounted(request);
+  }
+
+  private decideCounted(request: RateLimitRequest): RateLimitResponse | Promise<RateLimitResponse> {
     try {
       return this.decide(request);
     } catch (error) {

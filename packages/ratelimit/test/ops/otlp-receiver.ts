@@ -10,12 +10,22 @@ export interface ReceivedSpan {
   spanId: string;
   parentSpanId?: string;
   status?: { code?: number };
+  kind?: number;
+  /** The span's attributes, string and integer values as they were sent. */
+  attributes: Record<string, string | number | undefined>;
+}
+
+interface OtlpAttribute {
+  key: string;
+  value: { stringValue?: string; intValue?: string | number };
 }
 
 interface ExportRequest {
   resourceSpans: Array<{
     resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> };
-    scopeSpans: Array<{ spans: Array<Omit<ReceivedSpan, 'service'>> }>;
+    scopeSpans: Array<{
+      spans: Array<Omit<ReceivedSpan, 'service' | 'attributes'> & { attributes?: OtlpAttribute[] }>;
+    }>;
   }>;
 }
 
@@ -35,7 +45,15 @@ export async function otlpReceiver() {
         );
         resources.push(attributes);
         for (const scope of resourceSpans.scopeSpans) {
-          for (const span of scope.spans) spans.push({ service: attributes['service.name'] ?? '', ...span });
+          for (const span of scope.spans) {
+            spans.push({
+              ...span,
+              service: attributes['service.name'] ?? '',
+              attributes: Object.fromEntries(
+                (span.attributes ?? []).map((a) => [a.key, a.value.stringValue ?? Number(a.value.intValue)]),
+              ),
+            });
+          }
         }
       }
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
