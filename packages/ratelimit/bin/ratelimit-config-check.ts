@@ -38,7 +38,8 @@ try {
     const path = join(directory, name);
     if (!statSync(path).isFile()) continue;
     process.stdout.write(`opening config file: ${path}\n`);
-    sources.push({ kind: 'yaml', name, text: readFileSync(path, 'utf8') });
+    // Errors name the file as the directory joined with it, as given on the command line (the reference's).
+    sources.push({ kind: 'yaml', name: path, text: readFileSync(path, 'utf8') });
   }
   loadConfig(sources, flags.strings.get('merge_domain_configs') === 'true');
   process.stdout.write('all rate limit configs ok\n');

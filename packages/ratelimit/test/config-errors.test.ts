@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -223,11 +223,44 @@ test('ratelimit-config-check reports the first error and exits 1, or says all ok
     assert.equal(failed.code, 1);
     assert.match(
       failed.stdout,
-      /error loading rate limit configs: b\.yaml: duplicate domain 'a' in config file\n$/,
+      /error loading rate limit configs: \/.*\/b\.yaml: duplicate domain 'a' in config file\n$/,
     );
     const merged = await run(process.execPath, [...command, '-merge_domain_configs']);
     assert.match(merged.stdout, /all rate limit configs ok/);
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('ratelimit-config-check names the file as the config dir joined with its name, as given', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'config-check-'));
+  const bin = fileURLToPath(new URL('../bin/ratelimit-config-check.ts', import.meta.url));
+  try {
+    await mkdir(join(root, 'sub', 'dir'), { recursive: true });
+    await writeFile(
+      join(root, 'sub', 'dir', 'bad_limit_unit.yaml'),
+      'domain: a\ndescriptors:\n  - {key: k, rate_limit: {unit: foo, requests_per_unit: 1}}\n',
+    );
+    // A relative directory, as a user types it: the messages keep it as it was given.
+    const given = relative(process.cwd(), join(root, 'sub', 'dir'));
+    const failed = await promisify(execFile)(process.execPath, [
+      '--import',
+      'tsx',
+      bin,
+      '-config_dir',
+      given,
+    ]).then(
+      () => assert.fail('expected exit 1'),
+      (error: { code: number; stdout: string }) => error,
+    );
+    assert.equal(failed.code, 1);
+    const file = `${given}/bad_limit_unit.yaml`;
+    assert.ok(failed.stdout.includes(`opening config file: ${file}\n`), failed.stdout);
+    assert.ok(
+      failed.stdout.endsWith(`error loading rate limit configs: ${file}: invalid rate limit unit 'foo'\n`),
+      failed.stdout,
+    );
+  } finally {
+    await rm(root, { recursive: true, force: true });
   }
 });
