@@ -100,6 +100,8 @@ test('xDS SotW: initial config, update, NACK with the old config kept, and recon
   const nack = observed.find((o) => o.request.error_detail)?.request;
   assert.equal(nack?.version_info, '2');
   assert.match(nack?.error_detail?.message ?? '', /broken: invalid rate limit unit 'UNKNOWN'/);
+  // Like go-control-plane's ADS client, the reference's: the text, with code 0.
+  assert.equal(nack?.error_detail?.code, 0);
   assert.equal(provider.acceptedVersion, '2');
   assert.equal(applied.length, 2);
 

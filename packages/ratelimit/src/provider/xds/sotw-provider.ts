@@ -28,8 +28,9 @@ type AdsClient = InstanceType<typeof AggregatedDiscoveryService> & {
   StreamAggregatedResources(metadata: Metadata): AdsStream;
 };
 
-// google.rpc.Code INVALID_ARGUMENT: the management server sent a config this service rejects.
-const invalidArgument = 3;
+// The reference's go-control-plane ADS client NACKs with only a message (google.rpc.Code 0, OK):
+// management servers built on go-control-plane read the text, and some treat other codes apart.
+const nackCode = 0;
 
 /**
  * CONFIG_TYPE=GRPC_XDS_SOTW: subscribes to RateLimitConfig resources on an ADS stream. Every response
@@ -110,7 +111,7 @@ export class XdsSotwProvider implements ConfigProvider {
       resource_names: [],
       type_url: rateLimitConfigTypeUrl,
       response_nonce: nonce,
-      error_detail: errorMessage === undefined ? null : { code: invalidArgument, message: errorMessage },
+      error_detail: errorMessage === undefined ? null : { code: nackCode, message: errorMessage },
     };
   }
 
