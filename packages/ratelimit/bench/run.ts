@@ -1,6 +1,8 @@
 // The rate limit service benchmark: `npm run bench -w packages/ratelimit` (bounded < 3 min).
 // gRPC ShouldRateLimit (h2load) and HTTP /json (wrk) against the memory store and Redis,
-// next to a grpc-js no-op server and a raw node:http server, plus the Redis store ceiling
+// next to a grpc-js no-op server and a raw node:http server, with two gRPC ceilings (a no-op on
+// raw node:http2 and on @connectrpc/connect-node) and the prototype gRPC transport on node:http2
+// (bench/servers/grpc-h2-transport.ts) on the same stores, plus the Redis store ceiling
 // (redis-benchmark), p99 at half the maximum rate, 1,000,000 live counters, and a
 // 10,000-descriptor config. Prints one Markdown report and saves it to bench/RESULTS.md.
 // BENCH_SECONDS (default 2) sets each load run's length; BENCH_CPU_PROF=<dir> writes CPU profiles
@@ -18,6 +20,7 @@ import type { LoadResult } from './lib/load-result.js';
 import { measureProcess, type ProcessUsage } from './lib/process-stats.js';
 import { runRedisBenchmark } from './lib/redis-benchmark.js';
 import {
+  cpuMicrosPerRequest,
   machineLine,
   type Row,
   ratio,
@@ -63,6 +66,10 @@ const PIPELINED = `Redis (REDIS_PIPELINE_WINDOW=${PIPELINE_WINDOW})`;
  */
 const REDIS_DEFAULT = 'Redis, default settings (no implicit pipelining)';
 const RLS_PATH = '/envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit';
+const H2_NOOP = 'gRPC ceiling: no-op on raw node:http2, 1 descriptor';
+const CONNECT_NOOP = 'gRPC ceiling: no-op on @connectrpc/connect-node, 1 descriptor';
+const H2_MEMORY = 'gRPC prototype on node:http2, memory, 1 descriptor';
+const H2_PIPELINED = `gRPC prototype on node:http2, ${PIPELINED}, 1 descriptor`;
 
 const CONFIG = `domain: bench
 descriptors:
@@ -93,17 +100,23 @@ async function ports(): Promise<Ports> {
   return { http: await freePort(), grpc: await freePort(), debug: await freePort() };
 }
 
+/**
+ * The rate limit server (bin/ratelimit), or with `h2Port` the same server plus the prototype gRPC
+ * transport on node:http2 on that port (bench/servers/ratelimit-h2).
+ */
 function rateLimitServer(
   name: string,
   runtimeRoot: string,
   p: Ports,
   backend: Record<string, string>,
   cpuProfileDir: string | undefined,
+  h2Port?: number,
 ): Promise<ServerProcess> {
   return startServerProcess({
     name,
-    script: 'bin/ratelimit',
-    ports: [p.http, p.grpc, p.debug],
+    script: h2Port === undefined ? 'bin/ratelimit' : 'bench/servers/ratelimit-h2',
+    args: h2Port === undefined ? [] : [String(h2Port)],
+    ports: h2Port === undefined ? [p.http, p.grpc, p.debug] : [p.http, p.grpc, p.debug, h2Port],
     cpuProfileDir,
     env: {
       ...backend,
@@ -227,7 +240,9 @@ async function main(): Promise<void> {
 
     const noopPort = await freePort();
     const rawPort = await freePort();
-    const [noop, raw] = await Promise.all([
+    const h2NoopPort = await freePort();
+    const connectNoopPort = await freePort();
+    const [noop, raw, h2Noop, connectNoop] = await Promise.all([
       startServerProcess({
         name: 'grpc-noop',
         script: 'bench/servers/grpc-noop',
@@ -240,9 +255,23 @@ async function main(): Promise<void> {
         args: [String(rawPort)],
         ports: [rawPort],
       }),
+      startServerProcess({
+        name: 'h2-noop',
+        script: 'bench/servers/h2-noop',
+        args: [String(h2NoopPort)],
+        ports: [h2NoopPort],
+      }),
+      startServerProcess({
+        name: 'connect-noop',
+        script: 'bench/servers/connect-noop',
+        args: [String(connectNoopPort)],
+        ports: [connectNoopPort],
+      }),
     ]);
-    servers.push(noop, raw);
-    await probeGrpc(noopPort, RLS_PATH, await readFile(frames.three));
+    servers.push(noop, raw, h2Noop, connectNoop);
+    for (const port of [noopPort, h2NoopPort, connectNoopPort]) {
+      await probeGrpc(port, RLS_PATH, await readFile(frames.three));
+    }
     /**
      * The three rate limit servers, started afresh for each protocol's section: a baseline only
      * ever serves its own protocol, so ours should not carry the heap the other section left.
@@ -347,6 +376,30 @@ async function main(): Promise<void> {
 
     let set = await startRateLimitServers();
     let { memory, redisServer, pipelined, memoryPorts, redisPorts, pipelinedPorts } = set;
+    // The prototype transport, in the gRPC section only: its rows run in turns with ours.
+    const h2Ports = { memory: await freePort(), pipelined: await freePort() };
+    const [memoryH2, pipelinedH2] = await Promise.all([
+      rateLimitServer(
+        'memory-h2',
+        work,
+        await ports(),
+        { BACKEND_TYPE: 'memory' },
+        cpuProfileDir,
+        h2Ports.memory,
+      ),
+      rateLimitServer(
+        'redis-pipelined-h2',
+        work,
+        await ports(),
+        { BACKEND_TYPE: 'redis', REDIS_URL: redis.address, REDIS_PIPELINE_WINDOW: PIPELINE_WINDOW },
+        cpuProfileDir,
+        h2Ports.pipelined,
+      ),
+    ]);
+    servers.push(memoryH2, pipelinedH2);
+    for (const port of [h2Ports.memory, h2Ports.pipelined]) {
+      await probeGrpc(port, RLS_PATH, await readFile(frames.three));
+    }
     const [noop1, mem1, pipelined1] = (await inTurns(
       { scenario: 'gRPC no-op (grpc-js), 1 descriptor', server: noop, load: grpc(noopPort, frames.one) },
       [
@@ -356,8 +409,34 @@ async function main(): Promise<void> {
           server: pipelined,
           load: grpc(pipelinedPorts.grpc, frames.one),
         },
+        {
+          scenario: H2_NOOP,
+          server: h2Noop,
+          load: grpc(h2NoopPort, frames.one),
+        },
+        {
+          scenario: CONNECT_NOOP,
+          server: connectNoop,
+          load: grpc(connectNoopPort, frames.one),
+        },
+        {
+          scenario: H2_MEMORY,
+          server: memoryH2,
+          load: grpc(h2Ports.memory, frames.one),
+        },
+        {
+          scenario: H2_PIPELINED,
+          server: pipelinedH2,
+          load: grpc(h2Ports.pipelined, frames.one),
+        },
       ],
     )) as [Row, Row, Row];
+    await Promise.all([memoryH2.stop(), pipelinedH2.stop()]);
+    servers.splice(
+      0,
+      servers.length,
+      ...servers.filter((server) => server !== memoryH2 && server !== pipelinedH2),
+    );
     await measure(
       `gRPC ${REDIS_DEFAULT}, 1 descriptor`,
       redisServer,
@@ -532,6 +611,15 @@ function targets(
   ];
 }
 
+/** The prototype transport against ours on one store: the README's adoption rule wants ≥ 1.15×. */
+function prototypeLine(rows: readonly Row[], prototype: string, ours: string): string {
+  const byName = (name: string) => rows.find((row) => row.scenario === name) as Row;
+  const [p, o] = [byName(prototype), byName(ours)];
+  const speed = p.result.requestsPerSecond / o.result.requestsPerSecond;
+  const cpu = cpuMicrosPerRequest(o) / cpuMicrosPerRequest(p);
+  return `${prototype}: ${speed.toFixed(2)}× the req/s of ${ours} (grpc-js), which spends ${cpu.toFixed(2)}× its CPU per request (adoption needs ≥ 1.15× on memory).`;
+}
+
 function renderReport(
   startedAt: Date,
   machine: string,
@@ -557,6 +645,9 @@ function renderReport(
     renderRows(rows),
     '',
     `Redis store ceiling for the pair the Redis store sends per descriptor (INCRBY + EXPIRE): about ${Math.round(pairsPerSecond)} pairs/s.`,
+    '',
+    prototypeLine(rows, H2_MEMORY, 'gRPC memory, 1 descriptor'),
+    prototypeLine(rows, H2_PIPELINED, `gRPC ${PIPELINED}, 1 descriptor`),
     '',
     renderTargets(targetRows),
     '',
