@@ -38,6 +38,7 @@ const RECLAIM_PER_TICK = 10_000;
 const RECLAIM_TICK_MS = 1000;
 const INITIAL_SLOTS = 1024;
 const NONE = -1;
+const MAX_QUEUE_INDEX = 0xffff;
 
 /**
  * In-process expiring counters for a single instance.
@@ -58,14 +59,13 @@ export class MemoryStore implements CounterStore {
   private keys: string[] = [];
   /** Per slot, the state of a sliding window or token bucket; undefined for a fixed window's count. */
   private states: (SlidingWindowState | TokenBucketState | undefined)[] = [];
-  private costs = new Uint32Array(INITIAL_SLOTS);
   private counts = new Float64Array(INITIAL_SLOTS);
   private expiries = new Uint32Array(INITIAL_SLOTS);
   private recentPrev = new Int32Array(INITIAL_SLOTS);
   private recentNext = new Int32Array(INITIAL_SLOTS);
   private mostRecent = NONE;
   private leastRecent = NONE;
-  private queueOf = new Int32Array(INITIAL_SLOTS);
+  private queueOf = new Uint16Array(INITIAL_SLOTS);
   private queuePrev = new Int32Array(INITIAL_SLOTS);
   private queueNext = new Int32Array(INITIAL_SLOTS);
   /** One expiry queue per distinct TTL: its front (oldest) and back slots. */
@@ -274,7 +274,6 @@ export class MemoryStore implements CounterStore {
     }
     this.slots.set(flat, slot);
     this.keys[slot] = flat;
-    this.costs[slot] = cost;
     this.bytes += cost;
     this.counts[slot] = 0;
     // The key holds its window start, so it is never used after its window: no refresh needed.
@@ -312,10 +311,12 @@ export class MemoryStore implements CounterStore {
   }
 
   private release(slot: number): void {
-    this.slots.delete(this.keys[slot] as string);
+    const key = this.keys[slot] as string;
+    this.slots.delete(key);
     this.keys[slot] = '';
+    // The cost is worked out again rather than kept: 4 bytes a counter less.
+    this.bytes -= counterCost(key) + (this.states[slot] === undefined ? 0 : STATE_OVERHEAD_BYTES);
     this.states[slot] = undefined;
-    this.bytes -= this.costs[slot] as number;
     this.unlinkRecent(slot);
     this.dequeue(slot);
     this.freeSlots.push(slot);
@@ -341,8 +342,10 @@ export class MemoryStore implements CounterStore {
   private enqueue(slot: number, ttl: number): void {
     let index = this.queueByTtl.get(ttl);
     if (index === undefined) {
-      index = this.queues.length;
-      this.queues.push({ ttl, front: NONE, back: NONE });
+      // Past 65,535 window lengths (a config no one writes), the rest share the last queue,
+      // whose order is then only roughly by expiry: expired counters there may wait longer.
+      index = Math.min(this.queues.length, MAX_QUEUE_INDEX);
+      if (index === this.queues.length) this.queues.push({ ttl, front: NONE, back: NONE });
       this.queueByTtl.set(ttl, index);
     }
     const queue = this.queues[index] as { front: number; back: number };
@@ -368,16 +371,15 @@ export class MemoryStore implements CounterStore {
     const size = this.counts.length * 2;
     this.counts = grown(this.counts, new Float64Array(size));
     this.expiries = grown(this.expiries, new Uint32Array(size));
-    this.costs = grown(this.costs, new Uint32Array(size));
     this.recentPrev = grown(this.recentPrev, new Int32Array(size));
     this.recentNext = grown(this.recentNext, new Int32Array(size));
-    this.queueOf = grown(this.queueOf, new Int32Array(size));
+    this.queueOf = grown(this.queueOf, new Uint16Array(size));
     this.queuePrev = grown(this.queuePrev, new Int32Array(size));
     this.queueNext = grown(this.queueNext, new Int32Array(size));
   }
 }
 
-function grown<T extends Float64Array | Uint32Array | Int32Array>(from: T, to: T): T {
+function grown<T extends Float64Array | Uint32Array | Int32Array | Uint16Array>(from: T, to: T): T {
   to.set(from as never);
   return to;
 }
