@@ -6,6 +6,7 @@ import { Dispatcher } from './dispatch.js';
 import { EndpointsError } from './errors.js';
 import { type FetchHandler, fetchInterface } from './interfaces/fetch.js';
 import { nodeInterface } from './interfaces/node.js';
+import { type UpgradeListener, websocketInterface } from './interfaces/websocket.js';
 import { type OpenApiDocument, type OpenApiOptions, openapiDocument } from './openapi/document.js';
 import { listRoutes, type Route } from './routes/list.js';
 import { formatRouteTable, type RouteTable, routeTable } from './routes/table.js';
@@ -21,6 +22,8 @@ export interface App {
   readonly handle: RequestListener;
   /** Same function as `handle`, named for `http.createServer(app.listener)`. */
   readonly listener: RequestListener;
+  /** WebSockets: `server.on('upgrade', app.upgrade)` on any node:http server (see the README). */
+  readonly upgrade: UpgradeListener;
   readonly settings: Settings;
   /** The routing tree, built once at startup. */
   readonly routes: RouteNode;
@@ -73,6 +76,7 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
     fetch: fetchInterface(dispatcher),
     handle,
     listener: handle,
+    upgrade: websocketInterface(dispatcher, settings),
     settings,
     routes: root,
     get skipped() {

@@ -26,6 +26,10 @@ export interface AppOptions {
   multipartParts?: number;
   /** Largest multipart field without a filename, in bytes; larger → 413 (default 65536; `APP_MULTIPART_FIELD_LIMIT`). */
   multipartFieldLimit?: number;
+  /** Largest WebSocket message in bytes; larger closes the socket with 1009 (default 1 MiB; `APP_WEBSOCKET_MESSAGE_LIMIT`). */
+  websocketMessageLimit?: number;
+  /** Most open WebSockets; more upgrades are refused with 503 (default 1000; `APP_WEBSOCKET_CONNECTIONS`). */
+  websocketConnections?: number;
   /** Milliseconds to read the body and settle an async handler; then 503 (default 30000, 0 = off; `APP_REQUEST_TIMEOUT`). */
   requestTimeout?: number;
   /** Answer HEAD with the GET handler when a class has no HEAD (default false, like the reference). */
@@ -46,6 +50,8 @@ export interface Settings {
   readonly positionalLimit: number;
   readonly multipartParts: number;
   readonly multipartFieldLimit: number;
+  readonly websocketMessageLimit: number;
+  readonly websocketConnections: number;
   readonly requestTimeout: number;
   readonly headFallback: boolean;
   readonly log: (line: string) => void;
@@ -152,6 +158,18 @@ export function resolveSettings(options: AppOptions = {}): Settings {
       env.APP_MULTIPART_FIELD_LIMIT,
       'multipartFieldLimit (APP_MULTIPART_FIELD_LIMIT)',
       DEFAULT_MULTIPART_FIELD_LIMIT,
+    ),
+    websocketMessageLimit: numberSetting(
+      options.websocketMessageLimit,
+      env.APP_WEBSOCKET_MESSAGE_LIMIT,
+      'websocketMessageLimit (APP_WEBSOCKET_MESSAGE_LIMIT)',
+      DEFAULT_BODY_LIMIT,
+    ),
+    websocketConnections: numberSetting(
+      options.websocketConnections,
+      env.APP_WEBSOCKET_CONNECTIONS,
+      'websocketConnections (APP_WEBSOCKET_CONNECTIONS)',
+      1000,
     ),
     requestTimeout: numberSetting(
       options.requestTimeout,

@@ -12,6 +12,7 @@ export async function serve(options: CliOptions): Promise<Server> {
     ...(options.openapi !== undefined ? { openapi: { path: options.openapi } } : {}),
   });
   const server = createServer(app.listener);
+  server.on('upgrade', app.upgrade);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error) => reject(listenError(error, options)));
     server.listen(options.port, options.host, () => resolve());
