@@ -1,9 +1,9 @@
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, type ClusterOptions } from 'ioredis';
-import { StoreError } from '../../errors.js';
+import type { StoreError } from '../../errors.js';
 import { type CommandBatch, isNoScript, readReply, type ScriptCall } from './commands.js';
 import { GuardedConnector } from './connectors.js';
-import { describeTarget, errorText, type QueuedBatch, type RedisLink, reconnectDelayMs } from './link.js';
+import { describeTarget, LinkState, type QueuedBatch, type RedisLink, reconnectDelayMs } from './link.js';
 import type { RedisInstanceSettings } from './settings.js';
 
 /**
@@ -14,45 +14,40 @@ import type { RedisInstanceSettings } from './settings.js';
  */
 export class ClusterConnection implements RedisLink {
   private readonly client: Cluster;
-  private lastError: string | undefined;
-  private active = false;
-  private everActive = false;
-  private closing = false;
-  private readonly description: string;
+  private readonly state: LinkState;
 
   constructor(
     settings: RedisInstanceSettings,
     tls: ConnectionOptions | undefined,
-    private readonly onActiveChange: (active: boolean) => void,
+    onActiveChange: (active: boolean) => void,
   ) {
+    this.state = new LinkState(describeTarget(settings), onActiveChange);
     this.client = openClient(settings, tls);
-    this.description = describeTarget(settings);
-    this.client.on('ready', () => this.setActive(true));
-    this.client.on('close', () => this.setActive(false));
-    this.client.on('end', () => this.setActive(false));
+    this.client.on('ready', () => this.state.opened());
+    this.client.on('close', () => this.state.lost());
+    this.client.on('end', () => this.state.lost());
     // Without an 'error' listener ioredis would throw from an EventEmitter: never crash on a
-    // connection failure, remember it for the next caller instead.
-    this.client.on('error', (error: Error) => this.remember(error));
-    this.client.on('node error', (error: Error) => this.remember(error));
+    // connection failure, remember it for the next caller instead. ioredis also reports its own
+    // "gave up on this command" wrappers here; the cause they wrap says more.
+    this.client.on('error', (error: Error) => {
+      if (!isConnectionLoss(error)) this.state.remember(error, true);
+    });
+    this.client.on('node error', (error: Error) => {
+      if (!isConnectionLoss(error)) this.state.remember(error, false);
+    });
   }
 
   get isActive(): boolean {
-    return this.active;
+    return this.state.isActive;
   }
 
   /** Commands sent during the first attempt wait in ioredis' offline queue for its outcome. */
   get usable(): boolean {
-    if (this.active) return true;
-    return !this.everActive && this.lastError === undefined && !this.closing;
+    return this.state.usable;
   }
 
   failure(commandError?: unknown): StoreError {
-    if (commandError instanceof StoreError) return commandError;
-    const text =
-      commandError instanceof Error && !isConnectionLoss(commandError)
-        ? commandError.message
-        : (this.lastError ?? `connection to redis at ${this.description} was closed`);
-    return new StoreError(text, { cause: commandError });
+    return this.state.failure(commandError, isConnectionLoss);
   }
 
   /**
@@ -73,44 +68,12 @@ export class ClusterConnection implements RedisLink {
 
   /** Resolves once the connection is active; rejects with its error if it fails first. */
   whenActive(timeoutMs: number): Promise<void> {
-    if (this.active) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const done = (error?: StoreError) => {
-        clearTimeout(timer);
-        this.client.off('ready', onReady);
-        this.client.off('error', onError);
-        if (error) reject(error);
-        else resolve();
-      };
-      const onReady = () => done();
-      const onError = (error: Error) => done(new StoreError(errorText(error), { cause: error }));
-      const timer = setTimeout(
-        () => done(new StoreError(`redis connect timed out after ${timeoutMs} ms`)),
-        timeoutMs,
-      );
-      this.client.once('ready', onReady);
-      this.client.once('error', onError);
-    });
+    return this.state.whenActive(timeoutMs);
   }
 
   async close(): Promise<void> {
-    this.closing = true;
+    this.state.close();
     this.client.disconnect();
-  }
-
-  private remember(error: Error): void {
-    // ioredis also reports its own "gave up on this command" wrappers here; keep the cause.
-    if (!isConnectionLoss(error)) this.lastError = errorText(error);
-  }
-
-  private setActive(active: boolean): void {
-    if (active === this.active) return;
-    this.active = active;
-    if (active) {
-      this.everActive = true;
-      this.lastError = undefined;
-    }
-    this.onActiveChange(active);
   }
 }
 

@@ -2,9 +2,9 @@ import { createConnection, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { type ConnectionOptions, connect as connectTls } from 'node:tls';
 import RedisParser from 'redis-parser';
-import { StoreError } from '../../errors.js';
+import type { StoreError } from '../../errors.js';
 import { commandCount, encodeBatch, encodeCommand, readReply, repliesOf, toCount } from './commands.js';
-import { describeTarget, errorText, type QueuedBatch, type RedisLink, reconnectDelayMs } from './link.js';
+import { describeTarget, LinkState, type QueuedBatch, type RedisLink, reconnectDelayMs } from './link.js';
 import { askSentinelsForMaster } from './sentinel.js';
 import type { HostPort, RedisInstanceSettings } from './settings.js';
 
@@ -54,25 +54,20 @@ export class RespConnection implements RedisLink {
   private offline: string[] = [];
   private handshake: HandshakeStep[] = [];
   private readonly viaSentinels: boolean;
-  private active = false;
+  private readonly state: LinkState;
   /** Set between dropping a broken connection and its 'close': nothing more is sent or read. */
   private dropping = false;
-  private everActive = false;
-  private closing = false;
   private attempt = 0;
-  private lastError: string | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private connectTimer: NodeJS.Timeout | undefined;
   private replyTimer: NodeJS.Timeout | undefined;
-  private readyWaiters: ((error?: StoreError) => void)[] = [];
-  private readonly description: string;
 
   constructor(
     private readonly settings: RedisInstanceSettings,
     private readonly tls: ConnectionOptions | undefined,
-    private readonly onActiveChange: (active: boolean) => void,
+    onActiveChange: (active: boolean) => void,
   ) {
-    this.description = describeTarget(settings);
+    this.state = new LinkState(describeTarget(settings), onActiveChange);
     this.viaSentinels = settings.type === 'sentinel';
     this.parser = new RedisParser({
       returnReply: (reply: unknown) => this.onReply(reply, undefined),
@@ -83,39 +78,19 @@ export class RespConnection implements RedisLink {
   }
 
   get isActive(): boolean {
-    return this.active;
+    return this.state.isActive;
   }
 
   get usable(): boolean {
-    if (this.dropping) return false;
-    if (this.active) return true;
-    return !this.everActive && this.lastError === undefined && !this.closing;
+    return !this.dropping && this.state.usable;
   }
 
   failure(commandError?: unknown): StoreError {
-    if (commandError instanceof StoreError) return commandError;
-    const text =
-      commandError instanceof Error
-        ? commandError.message
-        : (this.lastError ?? `connection to redis at ${this.description} was closed`);
-    return new StoreError(text, { cause: commandError });
+    return this.state.failure(commandError);
   }
 
   whenActive(timeoutMs: number): Promise<void> {
-    if (this.active) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => settle(new StoreError(`redis connect timed out after ${timeoutMs} ms`)),
-        timeoutMs,
-      );
-      const settle = (error?: StoreError) => {
-        clearTimeout(timer);
-        this.readyWaiters = this.readyWaiters.filter((waiter) => waiter !== settle);
-        if (error) reject(error);
-        else resolve();
-      };
-      this.readyWaiters.push(settle);
-    });
+    return this.state.whenActive(timeoutMs);
   }
 
   send(queued: readonly QueuedBatch[]): Promise<void> {
@@ -145,14 +120,14 @@ export class RespConnection implements RedisLink {
     const settled = new Promise<void>((resolve) => {
       (last as InFlight).onSettled = resolve;
     });
-    if (this.active) this.socket?.write(data);
+    if (this.state.isActive) this.socket?.write(data);
     else this.offline.push(data);
     this.armReplyTimer();
     return settled;
   }
 
   async close(): Promise<void> {
-    this.closing = true;
+    this.state.close();
     clearTimeout(this.reconnectTimer);
     this.socket?.destroy();
     this.failAll(this.failure());
@@ -161,7 +136,7 @@ export class RespConnection implements RedisLink {
   private connect(): void {
     this.whereToConnect().then(
       (target) => {
-        if (!this.closing) this.open(target);
+        if (!this.state.isClosing) this.open(target);
       },
       (error: Error) => {
         this.remember(error);
@@ -183,7 +158,7 @@ export class RespConnection implements RedisLink {
     this.socket = socket;
     if (timeoutMs > 0) {
       this.connectTimer = setTimeout(() => {
-        socket.destroy(new Error(`connect ETIMEDOUT ${this.description} after ${timeoutMs} ms`));
+        socket.destroy(new Error(`connect ETIMEDOUT ${describeTarget(this.settings)} after ${timeoutMs} ms`));
       }, timeoutMs);
     }
     socket.once(this.tls ? 'secureConnect' : 'connect', () => this.onConnected(socket));
@@ -234,13 +209,9 @@ export class RespConnection implements RedisLink {
 
   private onReady(): void {
     this.attempt = 0;
-    this.lastError = undefined;
-    this.everActive = true;
-    this.active = true;
     if (this.offline.length > 0) this.socket?.write(this.offline.join(''));
     this.offline = [];
-    for (const waiter of this.readyWaiters.slice()) waiter();
-    this.onActiveChange(true);
+    this.state.opened();
   }
 
   private onReply(reply: unknown, error: Error | undefined): void {
@@ -328,15 +299,13 @@ export class RespConnection implements RedisLink {
    * the wire fail with `reason` once the socket has closed.
    */
   private abort(reason: string): void {
-    this.lastError = reason;
+    this.state.remember(reason, false);
     this.dropping = true;
     this.socket?.destroy();
   }
 
   private remember(error: Error): void {
-    this.lastError = errorText(error);
-    const failure = new StoreError(this.lastError, { cause: error });
-    for (const waiter of this.readyWaiters.slice()) waiter(failure);
+    this.state.remember(error, true);
   }
 
   private onClosed(socket: Socket): void {
@@ -346,9 +315,7 @@ export class RespConnection implements RedisLink {
     this.dropping = false;
     this.handshake = [];
     this.parser.reset();
-    const wasActive = this.active;
-    this.active = false;
-    if (wasActive) this.onActiveChange(false);
+    this.state.lost();
     this.afterConnectionLoss();
   }
 
@@ -356,7 +323,7 @@ export class RespConnection implements RedisLink {
   private afterConnectionLoss(): void {
     this.offline = [];
     this.failAll(this.failure());
-    if (this.closing) return;
+    if (this.state.isClosing) return;
     this.attempt++;
     this.reconnectTimer = setTimeout(() => this.connect(), reconnectDelayMs(this.attempt));
   }
