@@ -40,6 +40,23 @@ export function resultsTable(measurements: readonly Measurement[]): string {
   ].join('\n');
 }
 
+/** The request name of the search rows. */
+export const SEARCH_REQUEST = 'GET /books?q=42&page=0&size=20';
+
+/** `numerator` req/s over `denominator` req/s of the same database, from one run. */
+function rateRatio(
+  measurements: readonly Measurement[],
+  database: string,
+  numerator: [string, string],
+  denominator: [string, string],
+) {
+  const rate = ([request, server]: [string, string]) =>
+    measurements.find((m) => m.database === database && m.request === request && m.server === server)?.result
+      .requestsPerSecond ?? 0;
+  const below = rate(denominator);
+  return below === 0 ? 0 : rate(numerator) / below;
+}
+
 /** The issue's targets, checked against the runs of the service. */
 export function targetsChecklist(measurements: readonly Measurement[], connections: number): string {
   const service = measurements.filter((m) => m.server === 'service');
@@ -51,6 +68,15 @@ export function targetsChecklist(measurements: readonly Measurement[], connectio
       : '- At least 0.5 of the raw baseline on PostgreSQL: not measured (DATABASE_URL unset)',
     `- p99 ≤ 50 ms at ${connections} connections: ${mark(service.every((m) => m.result.latencyP99Ms <= 50))} (${service.map((m) => `${m.database} ${m.request}: ${format(m.result.latencyP99Ms, 1)} ms`).join(', ')})`,
     `- No failed requests: ${mark(measurements.every((m) => m.result.failures === 0))}`,
+    ...[...new Set(measurements.map((m) => m.database))].flatMap((database) => {
+      const list = 'GET /books?page=0&size=20';
+      const search = rateRatio(measurements, database, [SEARCH_REQUEST, 'service'], [list, 'service']);
+      const limited = rateRatio(measurements, database, [list, 'service'], [list, 'service, rate limit off']);
+      return [
+        `- ${database}: search (\`q\`) at least 0.5 of the plain list's req/s: ${mark(search >= 0.5)} (${format(search, 2)})`,
+        `- ${database}: the in-process per-user rate limit costs at most 10 % of the list's req/s: ${mark(limited >= 0.9)} (with / without = ${format(limited, 2)}, cost ${format((1 - limited) * 100, 1)} %)`,
+      ];
+    }),
   ];
   return lines.join('\n');
 }

@@ -9,7 +9,7 @@ import { startDevIdentityProvider } from '../dev/identity-provider.js';
 import { CookieBrowser } from '../test/support/cookie-browser.js';
 import { signInThroughService } from '../test/support/dev-login.js';
 import { type LoadOptions, loadCommand, runLoad } from './load.js';
-import { type Measurement, machineLine, resultsTable, targetsChecklist } from './report.js';
+import { type Measurement, machineLine, resultsTable, SEARCH_REQUEST, targetsChecklist } from './report.js';
 import { type BenchServer, startBenchServer } from './servers/spawn.js';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -68,19 +68,40 @@ async function firstBookId(app: string, cookie: string): Promise<string> {
   return id;
 }
 
-async function measure(target: DatabaseTarget, idpIssuer: string, appPort: number): Promise<Measurement[]> {
+/** A search that matches 21 of the 10,000 seeded books (authors `Author 42`, and book 42's synopsis). */
+export const SEARCH_QUERY = '42';
+
+async function measure(
+  target: DatabaseTarget,
+  idpIssuer: string,
+  appPort: number,
+  unlimitedPort: number,
+): Promise<Measurement[]> {
   const servers: BenchServer[] = [];
   try {
-    const service = await startBenchServer('service', {
+    const serviceEnv = {
       ...target.env,
-      PORT: String(appPort),
       SESSION_SECRET: sessionSecret,
       OIDC_PROVIDERS: 'dev',
       OIDC_DEV_ISSUER: idpIssuer,
+    };
+    // The per-user limit runs in process, high enough that the one benchmark user never reaches it.
+    const service = await startBenchServer('service', {
+      ...serviceEnv,
+      PORT: String(appPort),
+      RATE_LIMIT_PER_MINUTE: '1000000000',
     });
     servers.push(service);
+    const unlimited = await startBenchServer('service', {
+      ...serviceEnv,
+      PORT: String(unlimitedPort),
+      RATE_LIMIT_PER_MINUTE: '0',
+    });
+    servers.push(unlimited);
     const app = `http://127.0.0.1:${service.port}`;
     const { sessionId, cookie } = await login(app);
+    // Its own login: with PGlite each server process has its own database, so its own sessions.
+    const unlimitedCookie = (await login(`http://127.0.0.1:${unlimited.port}`)).cookie;
     const [baseline, baselineWithSession] = await Promise.all([
       startBenchServer('baseline', target.env),
       startBenchServer('baseline', {
@@ -92,26 +113,34 @@ async function measure(target: DatabaseTarget, idpIssuer: string, appPort: numbe
     servers.push(baseline, baselineWithSession);
     const bookId = await firstBookId(app, cookie);
 
-    const requests = [`/books?page=0&size=20`, `/books/${bookId}`];
-    const contenders = [
-      { name: 'raw baseline', port: baseline.port },
-      { name: 'raw baseline + session lookup', port: baselineWithSession.port },
-      { name: 'service', port: service.port },
+    const raw = { name: 'raw baseline', port: baseline.port, cookie };
+    const rawSession = { name: 'raw baseline + session lookup', port: baselineWithSession.port, cookie };
+    const limited = { name: 'service', port: service.port, cookie };
+    const off = { name: 'service, rate limit off', port: unlimited.port, cookie: unlimitedCookie };
+    // The rows a target compares run next to each other: the list with the limit on and off, then
+    // the search right after the list it is compared with.
+    const plans = [
+      {
+        path: '/books?page=0&size=20',
+        request: 'GET /books?page=0&size=20',
+        contenders: [raw, rawSession, limited, off],
+      },
+      { path: `/books?page=0&size=20&q=${SEARCH_QUERY}`, request: SEARCH_REQUEST, contenders: [limited] },
+      { path: `/books/${bookId}`, request: 'GET /books/{id}', contenders: [raw, rawSession, limited] },
     ];
     const measurements: Measurement[] = [];
-    for (const path of requests) {
-      let baselineRate = 0;
+    let baselineRate = 0;
+    for (const { path, request, contenders } of plans) {
       for (const contender of contenders) {
         const options: LoadOptions = {
           url: `http://127.0.0.1:${contender.port}${path}`,
-          headers: { cookie, accept: 'application/json' },
+          headers: { cookie: contender.cookie, accept: 'application/json' },
           connections,
           durationSeconds,
         };
         await runLoad({ ...options, durationSeconds: warmupSeconds });
         const result = await runLoad(options);
         if (contender.name === 'raw baseline') baselineRate = result.requestsPerSecond;
-        const request = path.startsWith('/books?') ? 'GET /books?page=0&size=20' : 'GET /books/{id}';
         measurements.push({
           database: target.label,
           request,
@@ -134,10 +163,11 @@ async function measure(target: DatabaseTarget, idpIssuer: string, appPort: numbe
 async function main(): Promise<void> {
   const started = Date.now();
   const appPort = await freePort();
+  const unlimitedPort = await freePort();
   const idp = await startDevIdentityProvider({
     host: '127.0.0.1',
     port: 0,
-    clientBaseUrls: [`http://127.0.0.1:${appPort}`],
+    clientBaseUrls: [`http://127.0.0.1:${appPort}`, `http://127.0.0.1:${unlimitedPort}`],
   });
   const targets: DatabaseTarget[] = [{ label: 'PGlite', env: {}, cleanup: async () => {} }];
   const url = process.env.DATABASE_URL;
@@ -146,7 +176,8 @@ async function main(): Promise<void> {
 
   const measurements: Measurement[] = [];
   try {
-    for (const target of targets) measurements.push(...(await measure(target, idp.issuer, appPort)));
+    for (const target of targets)
+      measurements.push(...(await measure(target, idp.issuer, appPort, unlimitedPort)));
   } finally {
     await idp.close();
   }
@@ -164,8 +195,10 @@ Each row is autocannon with ${connections} connections for ${durationSeconds} s 
 \`${command}\`. Load generator, servers and database share the machine. ${measurements.length} runs took ${Math.round((Date.now() - started) / 1000)} s in all.
 
 - **service**: the book service as \`npm start\` builds it (fastify, contract validation and serialisation, session
-  lookup through its 5 s in-process cache, CSRF hook, HAL links), authenticated with the cookies of a real login at the
-  development identity provider.
+  lookup through its 5 s in-process cache, CSRF hook, lazy expiry probe, HAL links, the per-user rate limit in process
+  with a limit the run never reaches), authenticated with the cookies of a real login at the development identity
+  provider. **service, rate limit off**: the same with \`RATE_LIMIT_PER_MINUTE=0\`.
+- \`${SEARCH_REQUEST}\`: full-text search matching 21 of the books, ranked, first page.
 - **raw baseline**: node:http and the same SQL (the page with its maintained total in one statement, or one row by
   id; named prepared statements on PostgreSQL, as the service), JSON out, no auth, no framework.
 - **raw baseline + session lookup**: the baseline plus the service's session query (HMAC of the cookie, primary-key

@@ -27,6 +27,8 @@ import { ReservationsService } from './modules/reservations/reservations.service
 import { meHandlers } from './modules/users/me.handler.js';
 import { UsersRepository } from './modules/users/users.repository.js';
 import { pageAssets } from './pages/assets.js';
+import { failOpenReporter, perUserRateLimit } from './rate-limit/per-user-hook.js';
+import { createDecider, UserRateLimit } from './rate-limit/user-rate-limit.js';
 
 export interface AppOptions {
   config: Config;
@@ -35,6 +37,16 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** Time for session and pickup expiry; tests move it instead of sleeping. */
   clock?: Clock;
+}
+
+/** The per-user rate limit hook the configuration asks for (undefined when it is off); closed with the app. */
+function userRateLimitHook(app: FastifyInstance, config: Config, now: () => number) {
+  const decider = createDecider(config.rateLimit, now);
+  if (decider === undefined) return undefined;
+  const report = failOpenReporter(app.log, now);
+  const limit = new UserRateLimit(decider, report.onFailure, report.onSuccess);
+  app.addHook('onClose', () => limit.close());
+  return perUserRateLimit(limit);
 }
 
 /** Wires the service: cookies, sessions, CSRF, docs and the contract's routes. Does not listen. */
@@ -103,10 +115,14 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
   });
   await app.register(pageAssets);
   await app.register(apiDocs);
-  await contractRoutes(app, {
-    ...booksHandlers(booksService, config.publicBaseUrl),
-    ...reservationsHandlers(reservationsService, config.publicBaseUrl),
-    ...meHandlers(config.publicBaseUrl),
-  });
+  await contractRoutes(
+    app,
+    {
+      ...booksHandlers(booksService, config.publicBaseUrl),
+      ...reservationsHandlers(reservationsService, config.publicBaseUrl),
+      ...meHandlers(config.publicBaseUrl),
+    },
+    userRateLimitHook(app, config, now),
+  );
   return app;
 }

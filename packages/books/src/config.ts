@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { OidcError } from './auth/oidc/errors.js';
 import { loadOidcProviders, type OidcProviderSettings } from './auth/oidc/settings.js';
+import type { RateLimitSettings } from './rate-limit/user-rate-limit.js';
 
 export type DatabaseConfig =
   | { driver: 'pglite' /** undefined = in memory */; dataDir: string | undefined }
@@ -24,6 +25,8 @@ export interface ReservationConfig {
 }
 
 export interface Config {
+  /** Per-user limits: in process (RATE_LIMIT_PER_MINUTE), on a rate limit service (RATE_LIMIT_SERVICE), or off. */
+  rateLimit: RateLimitSettings;
   port: number;
   host: string;
   publicBaseUrl: string | undefined;
@@ -192,6 +195,25 @@ function parseOidcProviders(env: NodeJS.ProcessEnv): OidcProviderSettings[] {
   }
 }
 
+function parseRateLimit(env: NodeJS.ProcessEnv): RateLimitSettings {
+  const service = env.RATE_LIMIT_SERVICE;
+  if (service !== undefined && service !== '') {
+    const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(service);
+    if (!match || Number(match[2]) < 1 || Number(match[2]) > 65_535) {
+      throw new ConfigError(
+        `invalid RATE_LIMIT_SERVICE '${service}': expected host:port of a rate limit service's gRPC API`,
+      );
+    }
+    return {
+      mode: 'remote',
+      address: service,
+      timeoutMs: parseInteger('RATE_LIMIT_TIMEOUT_MS', env.RATE_LIMIT_TIMEOUT_MS, 200, 1, 60_000),
+    };
+  }
+  const perMinute = parseInteger('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 600, 0, 1_000_000_000);
+  return perMinute === 0 ? { mode: 'off' } : { mode: 'in-process', perMinute };
+}
+
 /** Reads and validates the service configuration from the environment. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === 'production';
@@ -203,6 +225,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     database: parseDatabase(env),
     adminEmails: parseAdminEmails(env.ADMIN_EMAILS),
     session: parseSession(env, production),
+    rateLimit: parseRateLimit(env),
     reservations: {
       pickupMs: parseInteger('PICKUP_DAYS', env.PICKUP_DAYS, 3, 1, 365) * 86_400_000,
       expirySweepMs: parseDuration('EXPIRY_SWEEP_INTERVAL', env.EXPIRY_SWEEP_INTERVAL, 60_000),

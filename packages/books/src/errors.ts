@@ -7,6 +7,7 @@ export type FailureKind =
   | 'method_not_allowed'
   | 'not_acceptable'
   | 'conflict'
+  | 'rate_limited'
   | 'precondition_failed'
   | 'uri_too_long'
   | 'unsupported_media_type';

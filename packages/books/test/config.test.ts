@@ -95,3 +95,24 @@ test('production refuses to start without SESSION_SECRET', () => {
   assert.equal(config.production, true);
   assert.equal(config.session.secretIsDevelopmentDefault, false);
 });
+
+test('rate limits: 600 a minute in process by default, 0 off, RATE_LIMIT_SERVICE remote; bad values are named', () => {
+  assert.deepEqual(loadConfig({}).rateLimit, { mode: 'in-process', perMinute: 600 });
+  assert.deepEqual(loadConfig({ RATE_LIMIT_PER_MINUTE: '0' }).rateLimit, { mode: 'off' });
+  assert.deepEqual(loadConfig({ RATE_LIMIT_SERVICE: 'ratelimit.internal:8081' }).rateLimit, {
+    mode: 'remote',
+    address: 'ratelimit.internal:8081',
+    timeoutMs: 200,
+  });
+  assert.deepEqual(loadConfig({ RATE_LIMIT_SERVICE: '[::1]:8081', RATE_LIMIT_TIMEOUT_MS: '50' }).rateLimit, {
+    mode: 'remote',
+    address: '[::1]:8081',
+    timeoutMs: 50,
+  });
+  rejects({ RATE_LIMIT_PER_MINUTE: '-1' }, /invalid RATE_LIMIT_PER_MINUTE '-1'/);
+  rejects({ RATE_LIMIT_PER_MINUTE: 'lots' }, /invalid RATE_LIMIT_PER_MINUTE 'lots'/);
+  rejects({ RATE_LIMIT_SERVICE: 'ratelimit' }, /invalid RATE_LIMIT_SERVICE 'ratelimit': expected host:port/);
+  rejects({ RATE_LIMIT_SERVICE: 'host:99999' }, /invalid RATE_LIMIT_SERVICE 'host:99999'/);
+  rejects({ RATE_LIMIT_SERVICE: 'h:1', RATE_LIMIT_TIMEOUT_MS: '0' }, /invalid RATE_LIMIT_TIMEOUT_MS '0'/);
+  rejects({ PICKUP_DAYS: '0' }, /invalid PICKUP_DAYS '0'/);
+});

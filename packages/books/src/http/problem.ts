@@ -16,6 +16,7 @@ const STATUS_BY_KIND: Record<FailureKind, number> = {
   method_not_allowed: 405,
   not_acceptable: 406,
   conflict: 409,
+  rate_limited: 429,
   precondition_failed: 412,
   uri_too_long: 414,
   unsupported_media_type: 415,
@@ -34,6 +35,7 @@ const TITLES: Record<number, string> = {
   413: 'Content Too Large',
   414: 'URI Too Long',
   415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
   431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
 };

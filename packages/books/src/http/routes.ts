@@ -1,4 +1,4 @@
-import type { FastifyInstance, RouteHandlerMethod, RouteOptions } from 'fastify';
+import type { FastifyInstance, onRequestAsyncHookHandler, RouteHandlerMethod, RouteOptions } from 'fastify';
 import openapiGlue from 'fastify-openapi-glue';
 import { guardFor } from '../auth/guards.js';
 import { loadContract, securityByOperation } from './contract.js';
@@ -11,7 +11,15 @@ import type { OperationHandlers, OperationId } from './operations.js';
  * serialises responses from the contract's schemas; the contract's security requirements become guards
  * that run before validation, so an anonymous caller learns nothing about the input rules.
  */
-export async function contractRoutes(app: FastifyInstance, handlers: OperationHandlers): Promise<void> {
+export async function contractRoutes(
+  app: FastifyInstance,
+  handlers: OperationHandlers,
+  /**
+   * The per-user rate limit: runs on every secured operation just before its guard, so a signed-in
+   * caller's call counts even when the guard then refuses it (403); anonymous calls pass through to the guard.
+   */
+  rateLimit?: onRequestAsyncHookHandler,
+): Promise<void> {
   const contract = loadContract();
   const securityOf = securityByOperation(contract);
   await app.register(openapiGlue, {
@@ -24,7 +32,7 @@ export async function contractRoutes(app: FastifyInstance, handlers: OperationHa
       const preValidation = [requireAcceptableResponse, canonicaliseUuids];
       // Glue fills in method, url and schema; these options only add the handler and the hooks.
       const options: Partial<RouteOptions> = { handler, preValidation };
-      if (guard !== undefined) options.onRequest = guard;
+      if (guard !== undefined) options.onRequest = rateLimit === undefined ? guard : [rateLimit, guard];
       return options as RouteOptions;
     },
   });

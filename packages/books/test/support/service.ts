@@ -106,7 +106,13 @@ export async function startTestService(
   options: TestServiceOptions = {},
 ): Promise<TestService> {
   const database = options.database ?? (await openTestDatabase(driver));
-  const config = loadConfig({ ADMIN_EMAILS: 'admin@example.com', ...options.env });
+  // The per-user limit runs in every test (in process), high enough that no suite's burst reaches it;
+  // test/rate-limit.test.ts sets its own.
+  const config = loadConfig({
+    ADMIN_EMAILS: 'admin@example.com',
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    ...options.env,
+  });
   const clock = new TestClock();
   const app = await buildApp({ config, db: database.db, clock: clock.now, logger: options.logger ?? false });
   await options.beforeListen?.(app);
