@@ -23,7 +23,8 @@ server.on('error', (error) => {
   process.stderr.write(`ratelimit-h2: ${error.message}\n`);
   process.exit(1);
 });
+// As bin/ratelimit: exit once stopped (idle HTTP/2 sessions would otherwise keep the process up).
 process.once('SIGTERM', () => {
   server.close();
-  void running.close();
+  void running.close().then(() => process.exit(0));
 });
