@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RateLimitClient } from '../src/client/client.js';
 import { startChildServer } from './helpers/child-server.js';
-import { request } from './helpers/server.js';
+import { eventually, request } from './helpers/server.js';
 
 const CONFIG = {
   'd.yaml':
@@ -11,8 +11,9 @@ const CONFIG = {
 const JSON_BODY = JSON.stringify({ domain: 'd', descriptors: [{ entries: [{ key: 'k', value: 'v' }] }] });
 
 test('SIGTERM with SHUTDOWN_DRAIN_DURATION: health fails at once, calls are served through the drain, then a clean exit', async (t) => {
-  const drainMs = 2000;
-  const server = await startChildServer(CONFIG, { SHUTDOWN_DRAIN_DURATION: '2s' });
+  // Long enough for the calls below on a loaded machine; the force timer would add 10 s more.
+  const drainMs = 5000;
+  const server = await startChildServer(CONFIG, { SHUTDOWN_DRAIN_DURATION: '5s' });
   t.after(() => server.stop());
   const http = `http://127.0.0.1:${server.ports.http}`;
   const grpc = new RateLimitClient(`127.0.0.1:${server.ports.grpc}`);
@@ -27,9 +28,12 @@ test('SIGTERM with SHUTDOWN_DRAIN_DURATION: health fails at once, calls are serv
 
   const signalled = performance.now();
   server.process.kill('SIGTERM');
-  const health = await fetch(`${http}/healthcheck`);
-  assert.equal(health.status, 500);
-  await health.arrayBuffer();
+  // The signal reaches the process's event loop a moment later: until then health is still OK.
+  await eventually(async () => {
+    const health = await fetch(`${http}/healthcheck`);
+    await health.arrayBuffer();
+    return health.status === 500;
+  }, drainMs);
   // Through the drain the listeners serve, on kept-alive and on new connections.
   const json = await fetch(`${http}/json`, { method: 'POST', body: JSON_BODY });
   assert.equal(json.status, 200);
