@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
-import { type RawData, type WebSocket, WebSocketServer } from 'ws';
+import type { RawData, WebSocket, WebSocketServer } from 'ws';
 import type { Dispatcher } from '../dispatch.js';
 import { bodyTooLarge, type Exchange } from '../http/exchange.js';
 import type { Outcome } from '../http/outcome.js';
@@ -120,7 +120,16 @@ export type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffe
  * open sockets, an upgrade is refused with 503.
  */
 export function websocketInterface(dispatcher: Dispatcher, settings: Settings): UpgradeListener {
-  const server = new WebSocketServer({ noServer: true, maxPayload: settings.websocketMessageLimit });
+  // Loaded on the first upgrade: importing ws costs a noticeable share of startup, and most
+  // applications never see an upgrade.
+  let server: Promise<WebSocketServer> | undefined;
+  const websocketServer = () => {
+    server ??= import('ws').then(
+      ({ WebSocketServer }) =>
+        new WebSocketServer({ noServer: true, maxPayload: settings.websocketMessageLimit }),
+    );
+    return server;
+  };
   let open = 0;
 
   const run = async (upgrade: IncomingMessage, method: string, target: string, frame?: RequestFrame) =>
@@ -175,6 +184,9 @@ export function websocketInterface(dispatcher: Dispatcher, settings: Settings): 
       socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    server.handleUpgrade(req, socket, head, (ws) => serve(ws, req));
+    websocketServer().then(
+      (upgrader) => upgrader.handleUpgrade(req, socket, head, (ws) => serve(ws, req)),
+      () => socket.destroy(),
+    );
   };
 }
