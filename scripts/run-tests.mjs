@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 // Runs node:test through tsx over an explicit list of test files: on Node 20, `tsx --test`
-// without a file list finds no .ts tests. One invocation, so the run ends with one summary.
-// Usage: node scripts/run-tests.mjs [packages/<name> ...]   (default: every package)
+// without a file list finds no .ts tests. One invocation, so the run ends with one summary, then
+// with a block that names every skipped suite and test and why.
+// Usage: node scripts/run-tests.mjs [packages/<name> ...]   (default: every package and test/)
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LOCAL_DATABASE_URL, localPostgresAnswers } from './test-run/local-postgres.mjs';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
@@ -19,10 +22,11 @@ function testFiles(dir) {
   });
 }
 
+// Every package, and the repository's own tests (test/: npm start, a fresh clone, this script).
 const packages =
   process.argv.length > 2
     ? process.argv.slice(2).map((p) => resolve(root, p))
-    : readdirSync(join(root, 'packages')).map((name) => join(root, 'packages', name));
+    : [...readdirSync(join(root, 'packages')).map((name) => join(root, 'packages', name)), root];
 
 const files = packages.flatMap((pkg) => testFiles(join(pkg, 'test'))).sort();
 if (files.length === 0) {
@@ -30,14 +34,40 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+const env = { ...process.env };
+// Run from inside a test (this script's own test), node:test would report to that test's runner.
+delete env.NODE_TEST_CONTEXT;
+if (!env.DATABASE_URL) {
+  if (await localPostgresAnswers()) {
+    env.DATABASE_URL = LOCAL_DATABASE_URL;
+    console.log(`DATABASE_URL is not set: the PostgreSQL tests use ${LOCAL_DATABASE_URL}, which answers`);
+  } else {
+    console.log(
+      `DATABASE_URL is not set and ${LOCAL_DATABASE_URL} does not answer: the PostgreSQL tests are skipped (scripts/services.sh starts one)`,
+    );
+  }
+}
+
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
 const tsx = join(root, 'node_modules', '.bin', 'tsx');
+const scratch = mkdtempSync(join(tmpdir(), 'run-tests-'));
+const skipsFile = join(scratch, 'skipped.txt');
 const child = spawn(
   tsx,
-  ['--test', `--test-concurrency=${concurrency}`, ...files.map((f) => relative(root, f))],
-  {
-    cwd: root,
-    stdio: 'inherit',
-  },
+  [
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    // The reporter node:test picks by itself, and the skip summary printed after it.
+    `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${join(root, 'scripts', 'test-run', 'skip-summary.mjs')}`,
+    `--test-reporter-destination=${skipsFile}`,
+    ...files.map((f) => relative(root, f)),
+  ],
+  { cwd: root, env, stdio: 'inherit' },
 );
-child.on('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 1)));
+child.on('exit', (code, signal) => {
+  if (existsSync(skipsFile)) process.stdout.write(readFileSync(skipsFile, 'utf8'));
+  rmSync(scratch, { recursive: true, force: true });
+  process.exit(signal ? 1 : (code ?? 1));
+});
