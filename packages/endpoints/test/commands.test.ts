@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { assertOneLineError, occupyPort, runCommand, spawnManaged } from '@platform/testkit';
+import { assertOneLineError, freePort, occupyPort, runCommand, spawnManaged } from '@platform/testkit';
 import { writeControllers } from './support/controllers.js';
 
 const packageRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -123,5 +123,52 @@ export class Default extends Controller { GET(): string { return 'from a CommonJ
     } finally {
       await child.stop();
     }
+  });
+});
+
+describe('the README commands for newcomers', () => {
+  test('factory mode with TypeScript controllers, as written: srvx --import tsx', async () => {
+    const port = await freePort();
+    const srvx = join(packageRoot, '..', '..', 'node_modules', '.bin', 'srvx');
+    const child = spawnManaged('env', [
+      `APP_PREFIX=${examples}`,
+      srvx,
+      'serve',
+      '--import',
+      'tsx',
+      '--entry',
+      join(packageRoot, '..', '..', 'node_modules', '@platform', 'endpoints', 'src', 'factory.ts'),
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+    ]);
+    try {
+      const deadline = Date.now() + 60_000;
+      let answer: unknown;
+      while (answer === undefined && Date.now() < deadline) {
+        answer = await fetch(`http://127.0.0.1:${port}/foo`).then(
+          (response) => response.json(),
+          () => undefined,
+        );
+        if (answer === undefined) await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      assert.equal(answer, 'Foo handler', child.output());
+    } finally {
+      await child.stop();
+    }
+  });
+
+  test('a controller importing an unbuilt @platform/endpoints is told how to build it', async () => {
+    const unbuilt = join(packageRoot, '.tmp', 'unbuilt', 'endpoints', 'dist', 'src', 'index.js');
+    const dir = writeControllers(
+      { 'index.ts': `export { Controller } from ${JSON.stringify(unbuilt)};\n` },
+      { header: false },
+    );
+    assertOneLineError(
+      await endpoints(['--prefix', dir, '--host', '127.0.0.1:0']),
+      2,
+      /^endpoints: cannot import controller module .*index\.ts: .*\(@platform\/endpoints is not built: run `npm run build -w packages\/endpoints` at the repository root\)$/,
+    );
   });
 });

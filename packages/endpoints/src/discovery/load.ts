@@ -15,16 +15,28 @@ async function importModule(module: ModuleFile): Promise<Record<string, unknown>
   try {
     return moduleExports(await import(pathToFileURL(module.file).href));
   } catch (error) {
-    const hint =
-      (error as { code?: string }).code === 'ERR_UNKNOWN_FILE_EXTENSION'
-        ? ' (TypeScript controllers need tsx: run through the endpoints CLI in development, or compile them to .js)'
-        : '';
+    const hint = importHint(error as NodeJS.ErrnoException);
     throw new EndpointsError(
       'CONTROLLER_IMPORT_FAILED',
       `cannot import controller module ${module.file}: ${(error as Error).message}${hint}`,
       { cause: error },
     );
   }
+}
+
+/** What to do about an import failure a newcomer can cause. */
+function importHint(error: NodeJS.ErrnoException): string {
+  if (error.code === 'ERR_UNKNOWN_FILE_EXTENSION') {
+    return ' (TypeScript controllers need tsx: run through the endpoints CLI in development, or compile them to .js)';
+  }
+  // `@platform/endpoints` resolves to its compiled dist/, which `npm ci` builds (the root prepare script).
+  if (
+    /not found|cannot find module/i.test(error.message) &&
+    /[\\/]endpoints[\\/]dist[\\/]/.test(error.message)
+  ) {
+    return ' (@platform/endpoints is not built: run `npm run build -w packages/endpoints` at the repository root)';
+  }
+  return '';
 }
 
 /**
