@@ -76,5 +76,16 @@ describe('a fresh clone after `npm ci` alone', { timeout: INSTALL_TIMEOUT_MS + 5
     );
     assert.equal(routes.code, 0, routes.stderr);
     assert.match(routes.stdout, /\/foo/);
+    // The README's `import { createApp } from '@platform/endpoints'`: npm ci built the library.
+    const imported = await runCommand(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "const m = await import('@platform/endpoints'); console.log(typeof m.createApp)",
+      ],
+      { cwd: clone },
+    );
+    assert.equal(imported.stdout.trim(), 'function', imported.stderr);
   });
 });
