@@ -8,7 +8,7 @@ export interface CommandResult {
   readonly stderr: string;
 }
 
-/** Runs a command to its exit (killed after `timeoutMs`) and returns its exit code and output. */
+/** Runs a command to its exit (killed after `timeoutMs`, default 3 minutes: a shared machine can be slow) and returns its exit code and output. */
 export function runCommand(
   command: string,
   args: readonly string[],
@@ -21,7 +21,7 @@ export function runCommand(
       {
         env: { ...process.env, ...options.env },
         cwd: options.cwd,
-        timeout: options.timeoutMs ?? 60_000,
+        timeout: options.timeoutMs ?? 180_000,
         maxBuffer: 16 * 1024 * 1024,
       },
       (error, stdout, stderr) => {
