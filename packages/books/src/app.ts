@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { healthRoutes } from './actuator/health.js';
+import { Metrics, prometheusRoutes } from './actuator/metrics.js';
 import { csrfProtection } from './auth/csrf.js';
 import { loginRoutes } from './auth/login/routes.js';
 import { OidcClient } from './auth/oidc/client.js';
@@ -108,7 +110,11 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
   app.decorateRequest('csrfToken', '');
   app.addHook('onRequest', csrfProtection(config.publicBaseUrl));
 
+  const metrics = new Metrics(db, () => sessionStore.countActive());
+  await prometheusRoutes(app, { metrics, metricsToken: config.metricsToken });
+  await app.register(healthRoutes, { db, metricsToken: config.metricsToken });
   await app.register(loginRoutes, {
+    recordLogin: metrics.recordLogin,
     oidc: new OidcClient(config.oidcProviders),
     users,
     publicBaseUrl: config.publicBaseUrl,

@@ -40,6 +40,8 @@ export interface Config {
   oidcProviders: OidcProviderSettings[];
   production: boolean;
   logLevel: string;
+  /** Bearer token a Prometheus scraper sends for /actuator/prometheus (METRICS_TOKEN); admins need none. */
+  metricsToken: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -214,6 +216,14 @@ function parseRateLimit(env: NodeJS.ProcessEnv): RateLimitSettings {
   return perMinute === 0 ? { mode: 'off' } : { mode: 'in-process', perMinute };
 }
 
+function parseMetricsToken(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.length < MIN_SECRET_LENGTH) {
+    throw new ConfigError(`invalid METRICS_TOKEN: it must be at least ${MIN_SECRET_LENGTH} characters long`);
+  }
+  return raw;
+}
+
 /** Reads and validates the service configuration from the environment. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === 'production';
@@ -233,5 +243,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     oidcProviders: parseOidcProviders(env),
     production,
     logLevel: parseLogLevel(env.LOG_LEVEL),
+    metricsToken: parseMetricsToken(env.METRICS_TOKEN),
   };
 }

@@ -1,4 +1,5 @@
 import { ConfigError } from './config.js';
+import { DataDirInUseError } from './db/data-dir-lock.js';
 
 /** Where the service listens, to name the address and its settings in an error. */
 export interface ListenAddress {
@@ -26,7 +27,7 @@ const DATABASE_PROBLEMS: Record<string, string> = {
  * `cannot listen on 127.0.0.1:3000: address already in use; set PORT to a free port (0 picks one)`.
  */
 export function describeStartupError(error: unknown, listen: ListenAddress | undefined): string {
-  if (error instanceof ConfigError) return error.message;
+  if (error instanceof ConfigError || error instanceof DataDirInUseError) return error.message;
   const coded = error as NodeJS.ErrnoException & { address?: string; port?: number; hostname?: string };
   // The development identity provider's errors already name the address and the setting.
   if (coded.code?.startsWith('DEV_IDP_')) return coded.message;

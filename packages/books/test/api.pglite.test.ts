@@ -1,5 +1,7 @@
 import { accessMatrixSuite } from './suites/access.js';
+import { actuatorSuite } from './suites/actuator.js';
 import { concurrencySuite } from './suites/concurrency.js';
+import { contractFuzzSuite } from './suites/contract-fuzz.js';
 import { headersAndPagesSuite } from './suites/headers-and-pages.js';
 import { hostileInputSuite } from './suites/hostile-input.js';
 import { paginationSuite } from './suites/pagination.js';
@@ -19,3 +21,5 @@ hostileInputSuite('pglite');
 headersAndPagesSuite('pglite');
 workflowSuite('pglite');
 searchSuite('pglite');
+contractFuzzSuite('pglite');
+actuatorSuite('pglite');

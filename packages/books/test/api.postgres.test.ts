@@ -1,5 +1,7 @@
 import { accessMatrixSuite } from './suites/access.js';
+import { actuatorSuite } from './suites/actuator.js';
 import { concurrencySuite } from './suites/concurrency.js';
+import { contractFuzzSuite } from './suites/contract-fuzz.js';
 import { headersAndPagesSuite } from './suites/headers-and-pages.js';
 import { hostileInputSuite } from './suites/hostile-input.js';
 import { paginationSuite } from './suites/pagination.js';
@@ -21,3 +23,5 @@ hostileInputSuite('postgres', skip);
 headersAndPagesSuite('postgres', skip);
 workflowSuite('postgres', skip);
 searchSuite('postgres', skip);
+contractFuzzSuite('postgres', skip);
+actuatorSuite('postgres', skip);

@@ -63,6 +63,10 @@ export class CachingSessionStore implements SessionStore {
     return this.store.deleteExpired();
   }
 
+  countActive(): Promise<number> {
+    return this.store.countActive();
+  }
+
   async find(id: string): Promise<Session | undefined> {
     const idHash = this.hashId(id);
     const entry = this.entries.get(idHash);

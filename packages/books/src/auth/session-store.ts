@@ -34,6 +34,8 @@ export interface SessionStore {
   delete(idHash: string): Promise<void>;
   /** Removes sessions past their idle timeout; returns how many. */
   deleteExpired(): Promise<number>;
+  /** How many sessions have not reached their idle timeout (for metrics). */
+  countActive(): Promise<number>;
 }
 
 /** Where a session finds its user: the users repository, which owns the users table's row mapping. */
@@ -121,5 +123,13 @@ export class DatabaseSessionStore implements SessionStore {
       new Date(this.clock()),
     ]);
     return rows.length;
+  }
+
+  async countActive(): Promise<number> {
+    const [row] = await this.db.query<{ n: number }>(
+      'select count(*)::int as n from sessions where expires_at > $1',
+      [new Date(this.clock())],
+    );
+    return row?.n ?? 0;
   }
 }

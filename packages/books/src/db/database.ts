@@ -6,8 +6,18 @@ export interface Queryable {
   exec(sql: string): Promise<void>;
 }
 
+/** Connection use, for metrics: PGlite is one connection; PostgreSQL a pool. */
+export interface ConnectionStats {
+  max: number;
+  open: number;
+  idle: number;
+  /** Requests waiting for a connection. */
+  waiting: number;
+}
+
 export interface Database extends Queryable {
   readonly driver: 'pglite' | 'postgres';
+  connections(): ConnectionStats;
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { lockDataDir } from './data-dir-lock.js';
 import type { Database, Queryable } from './database.js';
 
 function queryable(target: PGlite | Transaction): Queryable {
@@ -19,6 +20,8 @@ export function pgliteDatabase(pglite: PGlite): Database {
   return {
     driver: 'pglite',
     ...queryable(pglite),
+    // One in-process connection; PGlite queues what arrives while it is busy, and does not say how much.
+    connections: () => ({ max: 1, open: 1, idle: 0, waiting: 0 }),
     transaction: (work) => pglite.transaction((tx) => work(queryable(tx))),
     close: () => pglite.close(),
   };
@@ -26,13 +29,29 @@ export function pgliteDatabase(pglite: PGlite): Database {
 
 /**
  * Embedded PostgreSQL (WASM). `dataDir` undefined keeps everything in memory; `snapshot` (a
- * `PGlite#dumpDataDir` blob) starts from a copy instead of an empty cluster, which skips initdb.
+ * `PGlite#dumpDataDir` blob) starts an in-memory database from a copy, which skips initdb. A data
+ * directory is locked for this process until close (DataDirInUseError names the pid that holds it).
  */
 export async function openPglite(dataDir: string | undefined, snapshot?: Blob): Promise<Database> {
-  if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true });
-  const pglite = await PGlite.create({
-    ...(dataDir === undefined ? {} : { dataDir }),
-    ...(snapshot === undefined ? {} : { loadDataDir: snapshot }),
-  });
-  return pgliteDatabase(pglite);
+  if (dataDir === undefined) {
+    return pgliteDatabase(await PGlite.create(snapshot === undefined ? {} : { loadDataDir: snapshot }));
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const lock = lockDataDir(dataDir);
+  try {
+    const database = pgliteDatabase(await PGlite.create({ dataDir }));
+    return {
+      ...database,
+      async close() {
+        try {
+          await database.close();
+        } finally {
+          lock.release();
+        }
+      },
+    };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
 }

@@ -40,6 +40,12 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
   return {
     driver: 'postgres',
     ...queryable(pool, statements),
+    connections: () => ({
+      max: options.poolMax,
+      open: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+    }),
     async transaction(work) {
       const client = await pool.connect();
       try {

@@ -8,6 +8,7 @@ export type SecurityRequirement = Record<string, string[]>;
 interface OperationObject {
   operationId: string;
   security?: SecurityRequirement[];
+  requestBody?: { required?: boolean };
 }
 
 export interface ContractDocument {
@@ -33,6 +34,19 @@ export function securityByOperation(contract: ContractDocument): Map<string, Sec
       if (!HTTP_METHODS.has(method)) continue;
       const operation = value as OperationObject;
       result.set(operation.operationId, operation.security ?? contract.security ?? []);
+    }
+  }
+  return result;
+}
+
+/** The operationIds whose request body the contract marks as required. */
+export function operationsRequiringBody(contract: ContractDocument): Set<string> {
+  const result = new Set<string>();
+  for (const pathItem of Object.values(contract.paths)) {
+    for (const [method, value] of Object.entries(pathItem)) {
+      if (!HTTP_METHODS.has(method)) continue;
+      const operation = value as OperationObject;
+      if (operation.requestBody?.required === true) result.add(operation.operationId);
     }
   }
   return result;

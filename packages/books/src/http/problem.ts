@@ -42,6 +42,16 @@ const TITLES: Record<number, string> = {
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
+/**
+ * The request path as a valid URI reference, as `instance` must be: a malformed path (a lone `%`, or
+ * characters a URI cannot hold) is percent-encoded rather than echoed.
+ */
+function uriReference(path: string): string {
+  return path
+    .replace(/%(?![0-9A-Fa-f]{2})/g, '%25')
+    .replace(/[^A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]/g, (char) => encodeURIComponent(char));
+}
+
 export function sendProblem(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -55,7 +65,7 @@ export function sendProblem(
     title: TITLES[status] ?? (status >= 500 ? 'Server Error' : 'Client Error'),
     status,
     detail,
-    instance: request.url.split('?')[0] ?? request.url,
+    instance: uriReference(request.url.split('?')[0] ?? request.url),
     code,
     requestId: request.id,
     ...(errors === undefined ? {} : { errors }),

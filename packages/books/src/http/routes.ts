@@ -1,10 +1,31 @@
-import type { FastifyInstance, onRequestAsyncHookHandler, RouteHandlerMethod, RouteOptions } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyRequest,
+  onRequestAsyncHookHandler,
+  RouteHandlerMethod,
+  RouteOptions,
+} from 'fastify';
 import openapiGlue from 'fastify-openapi-glue';
 import { guardFor } from '../auth/guards.js';
-import { loadContract, securityByOperation } from './contract.js';
+import { AppError } from '../errors.js';
+import { loadContract, operationsRequiringBody, securityByOperation } from './contract.js';
 import { canonicaliseUuids } from './identifiers.js';
 import { requireAcceptableResponse } from './negotiation.js';
 import type { OperationHandlers, OperationId } from './operations.js';
+
+/**
+ * fastify validates a body against the schema of its media type, so a request with no body and no
+ * Content-Type skips validation altogether; a required body is checked here (else the handler got
+ * `undefined`, a 500).
+ */
+async function requireBody(request: FastifyRequest): Promise<void> {
+  if (request.body !== undefined && request.body !== null) return;
+  throw new AppError(
+    'invalid',
+    'BODY_REQUIRED',
+    'This operation needs a JSON request body (Content-Type: application/json).',
+  );
+}
 
 /**
  * Registers one route per contract operation: fastify-openapi-glue validates parameters and bodies and
@@ -22,6 +43,7 @@ export async function contractRoutes(
 ): Promise<void> {
   const contract = loadContract();
   const securityOf = securityByOperation(contract);
+  const needsBody = operationsRequiringBody(contract);
   await app.register(openapiGlue, {
     specification: contract,
     operationResolver: (operationId: string) => {
@@ -30,6 +52,7 @@ export async function contractRoutes(
       const handler = handlers[operationId as OperationId] as unknown as RouteHandlerMethod;
       const guard = guardFor(securityOf.get(operationId) ?? []);
       const preValidation = [requireAcceptableResponse, canonicaliseUuids];
+      if (needsBody.has(operationId)) preValidation.push(requireBody);
       // Glue fills in method, url and schema; these options only add the handler and the hooks.
       const options: Partial<RouteOptions> = { handler, preValidation };
       if (guard !== undefined) options.onRequest = rateLimit === undefined ? guard : [rateLimit, guard];

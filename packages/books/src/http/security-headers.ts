@@ -22,11 +22,18 @@ const NO_STORE = {
 /** Spring Security's HSTS default, sent only over https (a browser ignores it over http anyway). */
 const HSTS = 'max-age=31536000; includeSubDomains';
 
+/**
+ * The one inline style Swagger UI's bundle (@fastify/swagger-ui 6) applies, allowed by its hash rather
+ * than 'unsafe-inline'; test/auth/browser-login.test.ts fails on any CSP violation, so an upgrade that
+ * changes it is noticed.
+ */
+const SWAGGER_UI_INLINE_STYLE = "'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='";
+
 function cspDirectives(formActionOrigins: string[]): Record<string, string[]> {
   return {
     'default-src': ["'none'"],
     'script-src': ["'self'"],
-    'style-src': ["'self'"],
+    'style-src': ["'self'", SWAGGER_UI_INLINE_STYLE],
     // Swagger UI's icons are data: SVGs in its stylesheet.
     'img-src': ["'self'", 'data:'],
     'font-src': ["'self'"],

@@ -85,3 +85,65 @@ test('in Chromium: log in through the provider page, reserve a book with fetch, 
   assert.equal(afterLogout, 401);
   await context.close();
 });
+
+test('in Chromium: sign in, use Swagger UI under its CSP, sign out through the pages; every page has the headers', {
+  skip,
+}, async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const violations: string[] = [];
+  page.on('console', (message) => {
+    if (/Content.Security.Policy|Refused to/i.test(message.text())) {
+      violations.push(`${page.url()}: ${message.text()} at ${JSON.stringify(message.location())}`);
+    }
+  });
+  const documents = new Map<string, Record<string, string>>();
+  page.on('response', (response) => {
+    if (response.request().resourceType() === 'document' && response.url().startsWith(env.app)) {
+      documents.set(new URL(response.url()).pathname, response.headers());
+    }
+  });
+
+  await page.goto(`${env.app}/login`);
+  await page.getByRole('link', { name: 'Development sign-in' }).click();
+  await page.waitForURL(`${env.idp.issuer}/interaction/**`);
+  await page.getByLabel('Username').fill('alice');
+  await page.getByLabel('Password').fill('alice');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  // No saved URL: the login lands on Swagger UI.
+  await page.waitForURL(`${env.app}/swagger-ui/`);
+
+  // Branded, exploring /v3/api-docs, fully rendered under the strict CSP.
+  assert.equal(await page.title(), 'Book collection service: API');
+  await page.locator('.swagger-ui .info .title').filter({ hasText: 'Book collection service' }).waitFor();
+  assert.equal(await page.locator('.download-url-input').inputValue(), '/v3/api-docs');
+  assert.equal(await page.locator('.topbar img[src^="data:image/svg+xml"]').count(), 1, 'our logo');
+  const me = await page.evaluate(
+    async () => (await fetch('/me', { headers: { accept: 'application/json' } })).status,
+  );
+  assert.equal(me, 200);
+
+  // Sign out: the link above Swagger UI, then the confirmation form, then the provider, then /login?logout.
+  await page.getByRole('link', { name: 'Sign out' }).click();
+  await page.waitForURL(`${env.app}/logout`);
+  assert.match((await page.textContent('body')) ?? '', /Are you sure you want to sign out\?/);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.waitForURL(`${env.app}/login?logout`);
+  assert.match((await page.textContent('body')) ?? '', /You have been signed out/);
+  const afterLogout = await page.evaluate(
+    async () => (await fetch('/me', { headers: { accept: 'application/json' } })).status,
+  );
+  assert.equal(afterLogout, 401);
+
+  assert.deepEqual(violations, [], 'no page broke its Content-Security-Policy');
+  for (const path of ['/login', '/swagger-ui/', '/logout']) {
+    const headers = documents.get(path);
+    assert.ok(headers, `Chromium loaded ${path}`);
+    assert.equal(headers['x-content-type-options'], 'nosniff', path);
+    assert.equal(headers['x-frame-options'], 'DENY', path);
+    assert.equal(headers['cache-control'], 'no-cache, no-store, max-age=0, must-revalidate', path);
+    assert.match(headers['content-security-policy'] ?? '', /frame-ancestors 'none'/, path);
+    assert.doesNotMatch(headers['content-security-policy'] ?? '', /unsafe-inline/, path);
+  }
+  await context.close();
+});

@@ -237,6 +237,18 @@ export function hostileInputSuite(driver: Driver, skip: false | string = false) 
       assertProblem({ status: 431, body: await bigHeaders.text() }, 431, 'HEADERS_TOO_LARGE');
     });
 
+    test('a missing body on an operation that needs one is 400, whatever the Content-Type', async () => {
+      const book = await createBook(api, admin);
+      for (const [method, path] of [
+        ['POST', '/books'],
+        ['PUT', `/books/${book.id}`],
+      ] as const) {
+        assertProblem(await api.request(method, path, { session: admin }), 400, 'BODY_REQUIRED');
+        const malformedPath = await fetch(`${service.url}/books/%`, { headers: { cookie: admin.cookie } });
+        assert.equal(((await malformedPath.json()) as { instance: string }).instance, '/books/%25');
+      }
+    });
+
     test('framework errors carry our stable codes, never FST_ERR_*', async () => {
       const malformed = await api.post('/books', {
         session: admin,

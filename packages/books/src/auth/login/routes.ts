@@ -24,6 +24,8 @@ interface ProviderLogin {
 
 export interface LoginRoutesOptions {
   oidc: OidcClient;
+  /** Counts each completed attempt (metrics). */
+  recordLogin: (outcome: 'success' | 'failure') => void;
   /** Records each login (upsert by issuer and subject). */
   users: UsersRepository;
   publicBaseUrl: string | undefined;
@@ -64,9 +66,15 @@ function loginFailure(request: FastifyRequest, reply: FastifyReply, error: OidcE
  * They are not contract operations: they serve browsers, not API clients. Registered encapsulated,
  * so their error handler (login failures as a page or problem details) stays theirs.
  */
-export async function loginRoutes(app: FastifyInstance, { oidc, users, publicBaseUrl }: LoginRoutesOptions) {
+export async function loginRoutes(
+  app: FastifyInstance,
+  { oidc, users, publicBaseUrl, recordLogin }: LoginRoutesOptions,
+) {
   app.setErrorHandler((error, request, reply) => {
-    if (error instanceof OidcError) return loginFailure(request, reply, error, oidc);
+    if (error instanceof OidcError) {
+      recordLogin('failure');
+      return loginFailure(request, reply, error, oidc);
+    }
     // Everything else goes to the service's problem+json handler.
     throw error;
   });
@@ -130,6 +138,7 @@ export async function loginRoutes(app: FastifyInstance, { oidc, users, publicBas
     const login: ProviderLogin = { providerId: identity.providerId, idToken: identity.idToken };
     await app.sessions.set(request, reply, PROVIDER_LOGIN, login);
     request.log.info({ userId: user.id, provider: identity.providerId }, 'login');
+    recordLogin('success');
     return reply.redirect(`${baseUrlOf(request, publicBaseUrl)}${safeReturnTo(savedUrl)}`, 302);
   });
 
