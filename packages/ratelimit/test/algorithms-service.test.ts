@@ -276,4 +276,22 @@ descriptors:
       await t.stop();
     }
   });
+
+  test('/json writes a reset with milliseconds as protojson does ("2.500s")', async () => {
+    const t = await startTestServer({ 'api.yaml': CONFIG }, {}, { startAt: MINUTE_START });
+    try {
+      for (let i = 0; i < 5; i++) await one(t, 'burst');
+      const body = JSON.stringify({
+        domain: 'api',
+        descriptors: [{ entries: [{ key: 'burst', value: 'v' }] }],
+      });
+      const response = await t.json(body);
+      assert.equal(response.status, 429);
+      assert.match(response.body, /"durationUntilReset":"2\.500s"/);
+      t.clock.seconds = MINUTE_START + 0.001;
+      assert.match((await t.json(body)).body, /"durationUntilReset":"2\.499s"/, '1 ms of refill');
+    } finally {
+      await t.stop();
+    }
+  });
 });

@@ -93,6 +93,19 @@ function encodeStatus(out: JsonText, status: DescriptorStatus): void {
     }
   }
   if (status.limitRemaining !== 0) out.text += `,"limitRemaining":${status.limitRemaining}`;
-  if (status.durationUntilReset) out.text += `,"durationUntilReset":"${status.durationUntilReset.seconds}s"`;
+  const reset = status.durationUntilReset;
+  if (reset)
+    out.text += `,"durationUntilReset":"${reset.seconds}${reset.nanos > 0 ? fraction(reset.nanos) : ''}s"`;
   out.text += '}';
+}
+
+/**
+ * A Duration's nanos as protojson writes them: 3, 6 or 9 digits after the point (a sliding
+ * window's or token bucket's reset has milliseconds; a fixed window's has none).
+ */
+function fraction(nanos: number): string {
+  const digits = String(nanos).padStart(9, '0');
+  if (digits.endsWith('000000')) return `.${digits.slice(0, 3)}`;
+  if (digits.endsWith('000')) return `.${digits.slice(0, 6)}`;
+  return `.${digits}`;
 }
