@@ -1,31 +1,20 @@
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { promisify } from 'node:util';
 import { spawnManaged } from '@platform/testkit';
 import { DataDirInUseError, LOCK_FILE } from '../src/db/data-dir-lock.js';
 import { migrate } from '../src/db/migrate.js';
 import { openPglite } from '../src/db/pglite.js';
 import { UsersRepository } from '../src/modules/users/users.repository.js';
 import { packageRoot } from '../src/paths.js';
+import { books, tsx } from './support/books-command.js';
 
-const tsx = join(packageRoot, '..', '..', 'node_modules', '.bin', 'tsx');
 const dataDir = await mkdtemp(join(tmpdir(), 'books-lock-'));
 after(() => rm(dataDir, { recursive: true, force: true }));
-
-function books(args: string[], env: NodeJS.ProcessEnv) {
-  return promisify(execFile)(tsx, ['bin/books.ts', ...args], {
-    cwd: packageRoot,
-    env: { ...process.env, ...env },
-  }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => error,
-  );
-}
 
 test('a second open of a PGlite data directory in the same process is refused, and allowed after close', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'books-lock-same-'));

@@ -1,31 +1,19 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { promisify } from 'node:util';
 import { freePort, spawnManaged, waitForPort } from '@platform/testkit';
 import { migrate } from '../../src/db/migrate.js';
 import { openPglite } from '../../src/db/pglite.js';
 import { UsersRepository } from '../../src/modules/users/users.repository.js';
 import { packageRoot } from '../../src/paths.js';
+import { books, tsx } from '../support/books-command.js';
 import { CookieBrowser } from '../support/cookie-browser.js';
 import { signInThroughService } from '../support/dev-login.js';
 
-const tsx = join(packageRoot, '..', '..', 'node_modules', '.bin', 'tsx');
 const dataDir = await mkdtemp(join(tmpdir(), 'books-users-'));
 after(() => rm(dataDir, { recursive: true, force: true }));
-
-function books(args: string[], env: NodeJS.ProcessEnv) {
-  return promisify(execFile)(tsx, ['bin/books.ts', ...args], {
-    cwd: packageRoot,
-    env: { ...process.env, ...env },
-  }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => error,
-  );
-}
 
 test('books users promote|demote changes the role by email', async () => {
   const db = await openPglite(dataDir);
