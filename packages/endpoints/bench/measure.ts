@@ -2,7 +2,7 @@
  * Starting a contender and loading it: one server process per contender, autocannon on 127.0.0.1,
  * and the server's own CPU time read from /proc around each measured window.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type ManagedProcess, spawnManaged } from '@platform/testkit';
 import autocannon from 'autocannon';
@@ -10,12 +10,12 @@ import autocannon from 'autocannon';
 /** The same load for every contender. */
 export const LOAD = { connections: 100, pipelining: 10 } as const;
 
-/** Linux reports process CPU time in clock ticks of 1/100 s in /proc/<pid>/stat. */
-const CLOCK_TICKS_PER_SECOND = 100;
-
 export interface Route {
   readonly path: string;
+  /** The answer every contender must give (compared as JSON). */
   readonly body: unknown;
+  /** A request body, sent as JSON with POST. */
+  readonly json?: unknown;
 }
 
 export interface Server {
@@ -26,6 +26,8 @@ export interface Server {
 
 /** One measured window of one contender on one route. */
 export interface Sample {
+  /** Requests answered in the window; none when the machine starved the load generator or the server. */
+  readonly answered: number;
   /** Requests answered per second of the window. */
   readonly requests: number;
   readonly p99: number;
@@ -33,19 +35,33 @@ export interface Sample {
   readonly cpuMicros: number | undefined;
 }
 
-/** CPU seconds (user + system) the process has used, from /proc; undefined off Linux. */
+/**
+ * CPU seconds the process has used, all its threads, from /proc; undefined off Linux. Each thread's
+ * `schedstat` counts its time on a CPU in nanoseconds, where `stat` counts ticks of 10 ms: a 1 s
+ * window at half a core is only some 50 ticks, a 2 % step.
+ */
 function cpuSeconds(pid: number): number | undefined {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+    let nanos = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      nanos += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    }
+    return nanos / 1e9;
   } catch {
     return undefined;
   }
 }
 
-/** Starts one contender in its own process (node with the tsx loader), so /proc/<pid> is the server. */
-export async function startServer(name: string, file: string): Promise<Server> {
-  const child = spawnManaged(process.execPath, ['--import', 'tsx', file]);
+/**
+ * Starts one contender in its own process (node with the tsx loader), so /proc/<pid> is the server;
+ * `nodeArgs` go to that node (`--cpu-prof`, say).
+ */
+export async function startServer(
+  name: string,
+  file: string,
+  nodeArgs: readonly string[] = [],
+): Promise<Server> {
+  const child = spawnManaged(process.execPath, [...nodeArgs, '--import', 'tsx', file]);
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
     const port = /listening (\d+)/.exec(child.output())?.[1];
@@ -58,11 +74,33 @@ export async function startServer(name: string, file: string): Promise<Server> {
 
 /** Refuses to measure a contender that answers a route wrongly. */
 export async function checkRoute(server: Server, route: Route): Promise<void> {
-  const response = await fetch(`${server.base}${route.path}`);
+  const response = await fetch(`${server.base}${route.path}`, requestOf(route));
   const body = await response.json();
   if (response.status !== 200 || JSON.stringify(body) !== JSON.stringify(route.body)) {
     throw new Error(`${server.name} answered ${route.path} with ${response.status} ${JSON.stringify(body)}`);
   }
+}
+
+/** The benchmark's routes and the answer each must give; see the README's benchmark section. */
+export const ROUTES: readonly Route[] = [
+  { path: '/', body: { hello: 'world' } },
+  { path: '/users/42/posts/7', body: { userId: '42', postId: '7' } },
+  { path: '/search?q=books&page=2&size=10', body: { q: 'books', page: 2, size: 10 } },
+  { path: '/users', json: { name: 'Lin', age: 30 }, body: { name: 'Lin', age: 30 } },
+];
+
+/** Method, headers and body of a route's request (a GET unless it has a JSON body). */
+function requestOf(route: Route): {
+  method: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+} {
+  if (route.json === undefined) return { method: 'GET' };
+  return {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(route.json),
+  };
 }
 
 /** Loads one route of one server for `seconds`; every answer under load must be 2xx. */
@@ -70,7 +108,7 @@ export async function loadRoute(server: Server, route: Route, seconds: number): 
   const url = `${server.base}${route.path}`;
   const pid = server.process.pid;
   const cpuBefore = cpuSeconds(pid);
-  const result = await autocannon({ url, ...LOAD, duration: seconds });
+  const result = await autocannon({ url, ...LOAD, ...requestOf(route), duration: seconds });
   const cpuAfter = cpuSeconds(pid);
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(`${url}: ${result.non2xx} non-2xx answers and ${result.errors} errors under load`);
@@ -81,5 +119,5 @@ export async function loadRoute(server: Server, route: Route, seconds: number): 
       ? undefined
       : ((cpuAfter - cpuBefore) * 1e6) / answered;
   // autocannon's own average is over whole one-second samples; a short window needs total / time.
-  return { requests: answered / result.duration, p99: result.latency.p99, cpuMicros };
+  return { answered, requests: answered / result.duration, p99: result.latency.p99, cpuMicros };
 }

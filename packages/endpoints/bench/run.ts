@@ -1,8 +1,9 @@
 /**
- * `npm run bench -w packages/endpoints`: throughput of our framework (Node interface and fetch
- * interface under srvx) next to raw node:http, fastify, hono and express, all measured in this one
- * run with autocannon on 127.0.0.1; plus discovery time of 200 controller modules. Bounded well
- * under 3 minutes; plus OpenAPI generation for those modules. Prints a Markdown table and saves it to bench/RESULTS.md.
+ * `npm run bench -w packages/endpoints`: server CPU per request and throughput of our framework
+ * (Node interface, and fetch interface under srvx) next to raw node:http, fastify and hono on four
+ * routes, all measured in this one run with autocannon on 127.0.0.1; plus discovery time of 200
+ * controller modules and OpenAPI generation for them. Prints Markdown tables and saves them to
+ * bench/RESULTS.md.
  *
  * Robust on a shared machine without favouring anyone: all servers start first and are warmed up
  * once; then each round loads every contender on every route once, in an order that rotates and
@@ -15,11 +16,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { generateControllers } from './generate.js';
-import { checkRoute, LOAD, loadRoute, type Route, type Sample, type Server, startServer } from './measure.js';
+import { checkRoute, LOAD, loadRoute, ROUTES, type Sample, type Server, startServer } from './measure.js';
 import {
+  cpuTable,
   discoveryVerdict,
   type OpenapiTimes,
   openapiVerdict,
+  routeLabel,
   type Samples,
   table,
   throughputVerdicts,
@@ -28,7 +31,9 @@ import {
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
 const packageRoot = join(benchDir, '..');
 
-const WARMUP_SECONDS = 1;
+// Half a second of warm-up per server and route is plenty for the JIT (a route answers thousands of
+// requests in it) and keeps four routes × five contenders × seven rounds near three minutes.
+const WARMUP_SECONDS = 0.5;
 const MEASURE_SECONDS = 1;
 const ROUNDS = 7;
 const DISCOVERY_RUNS = 3;
@@ -36,21 +41,18 @@ const MODULES = 200;
 
 const BASELINE = 'node:http (baseline)';
 const OURS = 'endpoints, Node interface';
+const OURS_FETCH = 'endpoints, fetch via srvx';
 const FASTIFY = 'fastify';
+const HONO = 'hono (@hono/node-server)';
+const ROLES = { baseline: BASELINE, ours: OURS, oursFetch: OURS_FETCH, fastify: FASTIFY, hono: HONO };
 
 const CONTENDERS = [
   { name: BASELINE, file: 'node-http.ts' },
   { name: OURS, file: 'endpoints-node.ts' },
-  { name: 'endpoints, fetch via srvx', file: 'endpoints-srvx.ts' },
+  { name: OURS_FETCH, file: 'endpoints-srvx.ts' },
   { name: FASTIFY, file: 'fastify.ts' },
-  { name: 'hono (@hono/node-server)', file: 'hono.ts' },
-  { name: 'express', file: 'express.ts' },
+  { name: HONO, file: 'hono.ts' },
 ] as const;
-
-const ROUTES: readonly Route[] = [
-  { path: '/', body: { hello: 'world' } },
-  { path: '/users/42/posts/7', body: { userId: '42', postId: '7' } },
-];
 
 /**
  * Rounds go in pairs, forwards then backwards, and each pair starts one place later, so no
@@ -75,7 +77,7 @@ async function measureThroughput(): Promise<Samples> {
         await checkRoute(server, route);
         // One warm-up per server and route, so every contender is measured with its JIT warm.
         await loadRoute(server, route, WARMUP_SECONDS);
-        routes.set(route.path, []);
+        routes.set(routeLabel(route), []);
       }
       samples.set(server.name, routes);
     }
@@ -83,9 +85,9 @@ async function measureThroughput(): Promise<Samples> {
       for (const server of roundOrder(servers, round)) {
         for (const route of roundOrder(ROUTES, round)) {
           const sample = await loadRoute(server, route, MEASURE_SECONDS);
-          samples.get(server.name)?.get(route.path)?.push(sample);
+          samples.get(server.name)?.get(routeLabel(route))?.push(sample);
           process.stderr.write(
-            `round ${round + 1} ${server.name} ${route.path}: ${Math.round(sample.requests)} req/s, ${sample.cpuMicros?.toFixed(1) ?? 'n/a'} µs CPU/request\n`,
+            `round ${round + 1} ${server.name} ${routeLabel(route)}: ${Math.round(sample.requests)} req/s, ${sample.cpuMicros?.toFixed(1) ?? 'n/a'} µs CPU/request\n`,
           );
         }
       }
@@ -159,7 +161,7 @@ const discovery = {
 const openapi = await measureOpenapi();
 const names = CONTENDERS.map((contender) => contender.name);
 const verdicts = [
-  ...throughputVerdicts(throughput, { baseline: BASELINE, ours: OURS, fastify: FASTIFY }, ROUTES),
+  ...throughputVerdicts(throughput, ROLES, ROUTES),
   discoveryVerdict(MODULES, DISCOVERY_RUNS, discovery),
   openapiVerdict(MODULES, DISCOVERY_RUNS, openapi),
 ];
@@ -169,8 +171,14 @@ const report = `# endpoints benchmark
 - Machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ${process.platform}/${process.arch}; the cores are shared with other work (1-minute load average ${loadBefore.toFixed(1)} before the run, ${(loadavg()[0] ?? 0).toFixed(1)} after), so absolute numbers vary between runs; ratios within one run are what count.
 - Command: \`npm run bench -w packages/endpoints\`
 - Load, the same for every contender: autocannon -c ${LOAD.connections} -p ${LOAD.pipelining} on 127.0.0.1. All servers start first, each alone in its own process (\`node --import tsx\`), and each route of each server gets one ${WARMUP_SECONDS} s warm-up. Then ${ROUNDS} interleaved rounds: every round loads every contender on every route for ${MEASURE_SECONDS} s, in an order that runs forwards then backwards in pairs of rounds, each pair starting one contender (and one route) later. Every figure below is the median of the ${ROUNDS} rounds. Every answer is checked before loading and every loaded answer was 2xx.
-- Server CPU µs/request: user + system CPU time of the server process (all its threads, from /proc) during the measured window, divided by the requests answered. On a shared 2-core machine where autocannon itself needs a core, requests/s is bounded by the load generator and by neighbours; CPU per request is the steadier measure of what each framework costs. The range column shows the lowest and highest round.
-- Routes: \`GET /\` → \`{"hello":"world"}\`; \`GET /users/42/posts/7\` → \`{"userId":"42","postId":"7"}\` (ours: module \`users\`, \`Default.GET(userId, collection, postId)\`; the others: a \`/users/:userId/posts/:postId\` route).
+- Server CPU µs/request: CPU time of the server process (all its threads, in nanoseconds from /proc/<pid>/task/*/schedstat) during the measured window, divided by the requests answered. On a shared 2-core machine where autocannon itself needs a core, requests/s is bounded by the load generator and by neighbours; CPU per request is the steadier measure of what each framework costs. The range column shows the lowest and highest round.
+- Routes: \`GET /\` → \`{"hello":"world"}\`; \`GET /users/42/posts/7\` → \`{"userId":"42","postId":"7"}\` (ours: module \`users\`, \`Default.GET(userId, collection, postId)\`; the others: a \`/users/:userId/posts/:postId\` route); \`GET /search?q=books&page=2&size=10\` → \`{"q":"books","page":2,"size":10}\` (ours: keywords \`{ q, page = 1, size = 20 }\` with \`static types = { GET: { page: Number, size: Number } }\`; fastify: a querystring JSON schema, which ajv coerces; node:http and hono: \`Number()\` by hand); \`POST /users\` with the JSON body \`{"name":"Lin","age":30}\` → the same object (ours: \`POST({ name, age })\` with \`static types = { POST: { age: Number } }\`; fastify: a body schema; node:http and hono: parsed and checked by hand).
+
+Server CPU per request (median of the rounds; in brackets, the ratio to node:http):
+
+${cpuTable(throughput, ROLES, ROUTES)}
+
+Every contender and route in full:
 
 ${table(throughput, names, ROUTES)}
 
