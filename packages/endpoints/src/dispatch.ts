@@ -1,6 +1,6 @@
 import { bindArguments, type Keywords } from './binding/bind.js';
 import { CallError } from './errors.js';
-import { type BodyLimits, parseBody } from './http/body.js';
+import { type BodyLimits, type ParsedBody, parseBody } from './http/body.js';
 import { RequestContext } from './http/context.js';
 import type { Exchange } from './http/exchange.js';
 import type { Outcome } from './http/outcome.js';
@@ -101,14 +101,26 @@ export class Dispatcher {
     return renderError(error, context.response, false);
   }
 
-  /** Reads and parses the body; its positionals follow the path's, its fields override the query's. */
-  async #withBody(handler: Handler, context: RequestContext): Promise<Outcome> {
-    const { exchange, request } = context;
-    const bytes = await exchange.readBody(this.#settings.bodyLimit);
-    const body = await parseBody(bytes, exchange.header('content-type'), this.#bodyLimits);
+  /** Reads and parses the body, then calls the handler; only multipart parsing adds a step. */
+  #withBody(handler: Handler, context: RequestContext): Promise<Outcome> {
+    const exchange = context.exchange;
+    return exchange.readBody(this.#settings.bodyLimit).then((bytes) => {
+      const body = parseBody(bytes, exchange.header('content-type'), this.#bodyLimits);
+      if (body instanceof Promise) return body.then((parsed) => this.#callWithBody(handler, context, parsed));
+      return this.#callWithBody(handler, context, body);
+    });
+  }
+
+  /** The body's positionals follow the path's, and its fields override the query's. */
+  #callWithBody(handler: Handler, context: RequestContext, body: ParsedBody): Outcome | Promise<Outcome> {
+    const request = context.request;
     if (body.positionals.length > 0) request.positionals = request.positionals.concat(body.positionals);
     if (body.keywords !== null) {
-      request.keywords = Object.assign(Object.create(null), request.keywords, body.keywords);
+      // A JSON object's keywords are already a copy of their own, which the request may keep.
+      request.keywords =
+        request.keywords === NO_KEYWORDS && body.keywords !== body.value
+          ? body.keywords
+          : Object.assign(Object.create(null), request.keywords, body.keywords);
     }
     request.body = body.value;
     return this.#call(handler, context);
@@ -149,20 +161,29 @@ export class Dispatcher {
    * A body still arriving at the timeout is abandoned, so the connection closes after the 503.
    */
   #settle(pending: Promise<Outcome>, context: RequestContext): Promise<Outcome> {
-    const settled = pending.catch((error: unknown) => this.#fail(error, context));
     const limit = this.#settings.requestTimeout;
-    if (limit === 0) return settled;
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<Outcome>((resolve) => {
-      timer = setTimeout(() => {
+    if (limit === 0) return pending.catch((error: unknown) => this.#fail(error, context));
+    // One promise and one timer, rather than a race of three promises: this runs for every request
+    // with a body.
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
         const { method, path } = context.request;
         const message = `${method} ${path} did not finish within ${limit} ms`;
         context.exchange.abandonBody();
         this.#settings.log(`endpoints: ${message}`);
         resolve(renderError(new CallError(503, message), new EndpointResponse(), false));
       }, limit);
+      pending.then(
+        (outcome) => {
+          clearTimeout(timer);
+          resolve(outcome);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          resolve(this.#fail(error, context));
+        },
+      );
     });
-    return Promise.race([settled, expired]).finally(() => clearTimeout(timer));
   }
 
   /** Renders a thrown value; any 5xx answer, a CallError's included, is logged with its stack. */

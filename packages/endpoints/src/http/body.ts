@@ -21,7 +21,8 @@ export interface ParsedBody {
   readonly keywords: Keywords | null;
 }
 
-const NOTHING: ParsedBody = { value: undefined, positionals: [], keywords: null };
+const NO_POSITIONALS: readonly unknown[] = Object.freeze([]);
+const NOTHING: ParsedBody = { value: undefined, positionals: NO_POSITIONALS, keywords: null };
 
 /**
  * Turns a buffered body into arguments, by Content-Type, for every method (as the reference does):
@@ -32,18 +33,21 @@ const NOTHING: ParsedBody = { value: undefined, positionals: [], keywords: null 
  *   last value; malformed → 400 (parsed by the platform's `Response.formData`);
  * - `text/plain`: the decoded text as one positional (charset honoured, invalid bytes → 400);
  * - anything else, or no Content-Type: the raw bytes as one positional.
+ * Only multipart is parsed asynchronously; every other body is parsed in the same tick.
  */
-export async function parseBody(
+export function parseBody(
   bytes: Uint8Array,
   contentType: string | undefined,
   limits: BodyLimits,
-): Promise<ParsedBody> {
+): ParsedBody | Promise<ParsedBody> {
   if (bytes.byteLength === 0) return NOTHING;
+  // The common Content-Type spelled exactly needs no parsing of the header.
+  if (contentType === 'application/json') return parseJson(bytes, undefined, limits);
   const mediaType = baseMediaType(contentType);
   if (isJsonType(mediaType)) return parseJson(bytes, contentType, limits);
   if (mediaType === 'application/x-www-form-urlencoded') {
     const keywords = parseSearch(decodeText(bytes, contentType));
-    return { value: keywords, positionals: [], keywords };
+    return { value: keywords, positionals: NO_POSITIONALS, keywords };
   }
   if (mediaType === 'multipart/form-data') return parseMultipart(bytes, contentType as string, limits);
   if (mediaType === 'text/plain') {
@@ -72,7 +76,7 @@ function parseJson(bytes: Uint8Array, contentType: string | undefined, limits: B
     return { value, positionals: value, keywords: null };
   }
   if (typeof value === 'object' && value !== null) {
-    return { value, positionals: [], keywords: Object.assign(Object.create(null), value) };
+    return { value, positionals: NO_POSITIONALS, keywords: Object.assign(Object.create(null), value) };
   }
   return { value, positionals: [value], keywords: null };
 }
@@ -103,17 +107,36 @@ async function parseMultipart(
     }
     keywords[name] = value;
   }
-  return { value: keywords, positionals: [], keywords };
+  return { value: keywords, positionals: NO_POSITIONALS, keywords };
+}
+
+const UTF8: TextDecoder = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Decoders by charset label as sent. A decoder used without `stream` keeps no state between calls,
+ * so one serves every request; an unknown label is never stored, and the map stops growing at
+ * `DECODERS_KEPT` spellings (a client may vary the case of a label endlessly).
+ */
+const decoders = new Map<string, TextDecoder>([['utf-8', UTF8]]);
+const DECODERS_KEPT = 64;
+
+function decoderFor(label: string): TextDecoder {
+  let decoder = decoders.get(label);
+  if (decoder === undefined) {
+    try {
+      decoder = new TextDecoder(label, { fatal: true });
+    } catch {
+      throw new CallError(400, `unsupported charset '${label}' in Content-Type`);
+    }
+    if (decoders.size < DECODERS_KEPT) decoders.set(label, decoder);
+  }
+  return decoder;
 }
 
 function decodeText(bytes: Uint8Array, contentType: string | undefined): string {
-  const charset = /;\s*charset=("?)([^";]+)\1/i.exec(contentType ?? '')?.[2] ?? 'utf-8';
-  let decoder: TextDecoder;
-  try {
-    decoder = new TextDecoder(charset, { fatal: true });
-  } catch {
-    throw new CallError(400, `unsupported charset '${charset}' in Content-Type`);
-  }
+  const label = contentType === undefined ? undefined : /;\s*charset=("?)([^";]+)\1/i.exec(contentType)?.[2];
+  const charset = label ?? 'utf-8';
+  const decoder = label === undefined ? UTF8 : decoderFor(label);
   try {
     return decoder.decode(bytes);
   } catch {

@@ -1,8 +1,10 @@
+import { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Dispatcher } from '../dispatch.js';
 import { CallError } from '../errors.js';
 import { bodyTooLarge, type Exchange } from '../http/exchange.js';
 import { writeHeaders } from '../http/headers.js';
+import { NodeBody, nodeRequestHasBody } from '../http/node-body.js';
 import type { Outcome, StreamBody } from '../http/outcome.js';
 import { unsendable } from '../http/render.js';
 
@@ -17,22 +19,50 @@ function peerAddress(request: Request, info: unknown): string | undefined {
   return typeof hostname === 'string' ? hostname : undefined;
 }
 
+/**
+ * The Node request under a web `Request` from srvx, which documents it as `request.runtime.node.req`;
+ * undefined under any other host (or HTTP/2, whose requests are not IncomingMessages).
+ */
+function nodeRequestOf(request: Request): IncomingMessage | undefined {
+  const req = (request as { runtime?: { node?: { req?: unknown } } }).runtime?.node?.req;
+  return req instanceof IncomingMessage ? req : undefined;
+}
+
 class FetchExchange implements Exchange {
   readonly method: string;
   readonly target: string;
-  readonly remoteAddress: string | undefined;
-  /** True when the body was left unread: the answer then says `Connection: close`. */
-  bodyAbandoned = false;
   readonly #request: Request;
+  readonly #info: unknown;
+  /** Under srvx, the Node request itself, read directly for the target and the body. */
+  readonly #node: IncomingMessage | undefined;
+  #nodeBody: NodeBody | undefined;
   #complete = false;
+  #streamAbandoned = false;
 
   constructor(request: Request, info: unknown) {
     this.#request = request;
+    this.#info = info;
     this.method = request.method;
-    const url = request.url;
-    const pathStart = url.indexOf('/', url.indexOf('//') + 2);
-    this.target = pathStart === -1 ? '/' : url.slice(pathStart);
-    this.remoteAddress = peerAddress(request, info);
+    const node = nodeRequestOf(request);
+    this.#node = node;
+    const raw = node?.url;
+    if (raw !== undefined && raw.charCodeAt(0) === 47 /* / */) {
+      // srvx would build a URL object to answer `request.url`; the target as sent is right here.
+      this.target = raw;
+    } else {
+      const url = request.url;
+      const pathStart = url.indexOf('/', url.indexOf('//') + 2);
+      this.target = pathStart === -1 ? '/' : url.slice(pathStart);
+    }
+  }
+
+  /** True when the body was left unread: the answer then says `Connection: close`. */
+  get bodyAbandoned(): boolean {
+    return this.#streamAbandoned || (this.#nodeBody?.abandoned ?? false);
+  }
+
+  get remoteAddress(): string | undefined {
+    return peerAddress(this.#request, this.#info);
   }
 
   header(name: string): string | undefined {
@@ -53,10 +83,28 @@ class FetchExchange implements Exchange {
   }
 
   hasBody(): boolean {
-    return this.#request.body !== null;
+    return this.#readsNode()
+      ? nodeRequestHasBody(this.#node as IncomingMessage)
+      : this.#request.body !== null;
   }
 
-  async readBody(limit: number): Promise<Uint8Array> {
+  /**
+   * Whether the body is read from srvx's Node request rather than the web stream srvx would wrap
+   * around it (unless a middleware before us has read it through the Request).
+   */
+  #readsNode(): boolean {
+    return this.#node !== undefined && !this.#request.bodyUsed;
+  }
+
+  readBody(limit: number): Promise<Uint8Array> {
+    if (this.#readsNode()) {
+      this.#nodeBody ??= new NodeBody(this.#node as IncomingMessage);
+      return this.#nodeBody.read(limit);
+    }
+    return this.#readStream(limit);
+  }
+
+  async #readStream(limit: number): Promise<Uint8Array> {
     if (Number(this.#request.headers.get('content-length')) > limit) {
       this.abandonBody();
       throw bodyTooLarge(limit);
@@ -72,7 +120,7 @@ class FetchExchange implements Exchange {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        if (this.bodyAbandoned) throw new CallError(503, 'the request body was abandoned');
+        if (this.#streamAbandoned) throw new CallError(503, 'the request body was abandoned');
         size += value.byteLength;
         if (size > limit) {
           this.abandonBody();
@@ -88,7 +136,12 @@ class FetchExchange implements Exchange {
   }
 
   abandonBody(): void {
-    if (!this.#complete && this.#request.body !== null) this.bodyAbandoned = true;
+    if (this.#nodeBody !== undefined || this.#readsNode()) {
+      this.#nodeBody ??= new NodeBody(this.#node as IncomingMessage);
+      this.#nodeBody.abandon();
+    } else if (!this.#complete && this.#request.body !== null) {
+      this.#streamAbandoned = true;
+    }
   }
 }
 
@@ -115,6 +168,14 @@ function respond(outcome: Outcome, method: string, close: boolean): Response {
 function toResponse(outcome: Outcome, method: string, close: boolean): Response {
   // A pass-through Response never follows an abandoned body: those end in the framework's own 413 or 503.
   if (outcome.passThrough) return outcome.passThrough;
+  const body = outcome.body;
+  if (outcome.headers === null && !close && typeof body === 'string' && outcome.contentType !== undefined) {
+    // The common answer: a plain header record, which srvx and @hono/node-server write out as it is
+    // (they build a `Headers` only when given one), instead of a `Headers` object to fill and walk.
+    if (method !== 'HEAD' && !NULL_BODY_STATUSES.has(outcome.status)) {
+      return new Response(body, { status: outcome.status, headers: { 'content-type': outcome.contentType } });
+    }
+  }
   const headers = new Headers();
   if (outcome.headers) {
     writeHeaders(outcome.headers, (name, value) => {
@@ -124,7 +185,6 @@ function toResponse(outcome: Outcome, method: string, close: boolean): Response 
   }
   if (outcome.contentType !== undefined) headers.set('content-type', outcome.contentType);
   if (close) headers.set('connection', 'close');
-  const body = outcome.body;
   const empty = body === null || method === 'HEAD' || NULL_BODY_STATUSES.has(outcome.status);
   const payload =
     empty || typeof body === 'string' || body instanceof Uint8Array ? body : toWebStream(body as StreamBody);
@@ -138,9 +198,17 @@ export type FetchHandler = (request: Request, info?: unknown) => Promise<Respons
 
 /** The ASGI counterpart: a web fetch handler for srvx, @hono/node-server, Deno.serve and Bun.serve. */
 export function fetchInterface(dispatcher: Dispatcher): FetchHandler {
-  return async (request, info) => {
-    const exchange = new FetchExchange(request, info);
-    const outcome = await dispatcher.dispatch(exchange);
-    return respond(outcome, request.method, exchange.bodyAbandoned);
+  return (request, info) => {
+    try {
+      const exchange = new FetchExchange(request, info);
+      const outcome = dispatcher.dispatch(exchange);
+      // Not an async function: a request answered in this tick costs one settled promise, no more.
+      if (outcome instanceof Promise) {
+        return outcome.then((settled) => respond(settled, request.method, exchange.bodyAbandoned));
+      }
+      return Promise.resolve(respond(outcome, request.method, exchange.bodyAbandoned));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   };
 }

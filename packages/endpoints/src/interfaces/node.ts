@@ -3,9 +3,9 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { TLSSocket } from 'node:tls';
 import type { Dispatcher } from '../dispatch.js';
-import { CallError } from '../errors.js';
-import { bodyTooLarge, type Exchange } from '../http/exchange.js';
+import type { Exchange } from '../http/exchange.js';
 import { writeHeaders } from '../http/headers.js';
+import { NodeBody, nodeRequestHasBody } from '../http/node-body.js';
 import type { Outcome, StreamBody } from '../http/outcome.js';
 import { unsendable } from '../http/render.js';
 
@@ -13,16 +13,19 @@ import { unsendable } from '../http/render.js';
 class NodeExchange implements Exchange {
   readonly method: string;
   readonly target: string;
-  /** True when the body was left unread: the answer then closes the connection. */
-  bodyAbandoned = false;
   readonly #req: IncomingMessage;
   #headers: Headers | undefined;
-  #stopReading: (() => void) | undefined;
+  #body: NodeBody | undefined;
 
   constructor(req: IncomingMessage) {
     this.#req = req;
     this.method = req.method ?? 'GET';
     this.target = req.url ?? '/';
+  }
+
+  /** True when the body was left unread: the answer then closes the connection. */
+  get bodyAbandoned(): boolean {
+    return this.#body?.abandoned ?? false;
   }
 
   header(name: string): string | undefined {
@@ -53,70 +56,18 @@ class NodeExchange implements Exchange {
     return this.#req.socket.remoteAddress;
   }
 
-  /**
-   * Reads the raw header list rather than `req.headers`, which Node builds on first access: a GET on
-   * the hot path then never pays for the header object.
-   */
   hasBody(): boolean {
-    const raw = this.#req.rawHeaders;
-    for (let i = 0; i < raw.length; i += 2) {
-      const name = raw[i] as string;
-      if (name.length === 14 && name.toLowerCase() === 'content-length') {
-        if (raw[i + 1] !== '0') return true;
-      } else if (name.length === 17 && name.toLowerCase() === 'transfer-encoding') {
-        return true;
-      }
-    }
-    return false;
+    return nodeRequestHasBody(this.#req);
   }
 
   readBody(limit: number): Promise<Uint8Array> {
-    const req = this.#req;
-    if (req.readableEnded) {
-      return Promise.reject(
-        new CallError(
-          500,
-          'the request body was already read by another middleware; mount endpoints before body parsers',
-        ),
-      );
-    }
-    return new Promise((resolve, reject) => {
-      if (Number(req.headers['content-length']) > limit) {
-        this.abandonBody();
-        reject(bodyTooLarge(limit));
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const onData = (chunk: Buffer) => {
-        size += chunk.byteLength;
-        if (size > limit) {
-          this.abandonBody();
-          reject(bodyTooLarge(limit));
-          return;
-        }
-        chunks.push(chunk);
-      };
-      const onEnd = () => {
-        this.#stopReading = undefined;
-        resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
-      };
-      this.#stopReading = () => {
-        req.off('data', onData);
-        req.off('end', onEnd);
-      };
-      req.on('data', onData);
-      req.once('end', onEnd);
-      req.once('error', reject);
-    });
+    this.#body ??= new NodeBody(this.#req);
+    return this.#body.read(limit);
   }
 
   abandonBody(): void {
-    if (this.#req.complete) return;
-    this.bodyAbandoned = true;
-    this.#stopReading?.();
-    this.#stopReading = undefined;
-    this.#req.pause();
+    this.#body ??= new NodeBody(this.#req);
+    this.#body.abandon();
   }
 }
 
