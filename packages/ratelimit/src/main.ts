@@ -17,11 +17,10 @@ import { bindGrpc, createGrpcServer, endHealthWatches } from './server/grpc.js';
 import { boundGrpcHandshakes } from './server/grpc-handshake.js';
 import { HealthModel } from './server/health.js';
 import { createHttpServer } from './server/http.js';
-import { grpcServerCredentials } from './server/tls/from-settings.js';
 import { ReloadingServerCredentials } from './server/tls/reloading-credentials.js';
+import { grpcServerCredentials } from './server/tls/server-credentials.js';
 import { RateLimitService } from './service/ratelimit-service.js';
 import type { Settings } from './settings.js';
-import { statSinkSettings } from './stats/sinks/from-settings.js';
 import { createStatSink } from './stats/sinks/select.js';
 import { StatStore } from './stats/store.js';
 
@@ -75,21 +74,22 @@ async function start(
 ): Promise<RunningServer> {
   const clock = overrides.clock ?? systemClock;
   const log = overrides.log ?? createLogger(settings.log.level, settings.log.format);
-  const stats = new StatStore({ maxPerValueKeys: settings.stats.maxPerValueKeys });
+  const stats = new StatStore(settings.stats.store);
   closers.push(() => stats.close());
   // Exactly one sink (or none with DISABLE_STATS); a bad stats setting stops startup here.
-  stats.addSink(await createStatSink(statSinkSettings(settings.stats), log));
-  const grpcCredentials = overrides.grpcCredentials ?? grpcServerCredentials(settings.grpcTls, log);
+  stats.addSink(await createStatSink(settings.stats.sink, log));
+  const grpcCredentials = overrides.grpcCredentials ?? grpcServerCredentials(settings.grpc.tls, log);
   if (grpcCredentials instanceof ReloadingServerCredentials) closers.push(() => grpcCredentials.close());
   const tracing = startTracing(settings.tracing);
   closers.push(() => tracing.shutdown());
   const untracedStore =
     overrides.store ??
-    createStore(
-      settings.backend,
-      { stats, log, now: clock, random: (max) => Math.floor(Math.random() * max) },
-      settings.limiter.expirationJitterMaxSeconds,
-    );
+    createStore(settings.backend, {
+      stats,
+      log,
+      now: clock,
+      random: (max) => Math.floor(Math.random() * max),
+    });
   const perSecondRedis = settings.backend.type === 'redis' && settings.backend.redis.perSecond !== undefined;
   const store = settings.tracing.enabled ? tracedStore(untracedStore, { perSecondRedis }) : untracedStore;
   closers.push(() => store.close());
@@ -98,8 +98,8 @@ async function start(
   if (!store.isHealthy()) health.fail(store.kind);
 
   const localCache =
-    settings.limiter.localCacheSizeInBytes > 0
-      ? new LocalOverLimitCache(settings.limiter.localCacheSizeInBytes, clock)
+    settings.localCacheSizeInBytes > 0
+      ? new LocalOverLimitCache(settings.localCacheSizeInBytes, clock)
       : undefined;
   if (localCache) stats.addGaugeSource(() => localCache.gauges());
 
@@ -117,32 +117,13 @@ async function start(
     store,
     localCache,
     stats,
-    {
-      cacheKeyPrefix: settings.limiter.cacheKeyPrefix,
-      nearLimitRatio: settings.limiter.nearLimitRatio,
-      stopIncrementWhenOverLimit: settings.limiter.stopCacheKeyIncrementWhenOverLimit,
-    },
+    settings.limiter,
     overrides.clock ? inMilliseconds(overrides.clock) : systemMillisecondClock,
   );
-  const limiterSettings = settings.limiter;
-  const service = new RateLimitService(config, limiter, stats, {
-    globalShadowMode: limiterSettings.shadowMode,
-    responseHeaders: limiterSettings.responseHeadersEnabled
-      ? {
-          limit: limiterSettings.limitHeader,
-          remaining: limiterSettings.remainingHeader,
-          reset: limiterSettings.resetHeader,
-        }
-      : undefined,
-    responseDynamicMetadata: limiterSettings.responseDynamicMetadata,
-    maxDescriptors: limiterSettings.maxDescriptorsPerRequest,
-  });
+  const service = new RateLimitService(config, limiter, stats, settings.service);
 
-  const provider = overrides.provider ?? createConfigProvider(settings, log);
-  const grpcServer = createGrpcServer(service, health, stats, {
-    ...settings.grpc,
-    maxDescriptors: settings.limiter.maxDescriptorsPerRequest,
-  });
+  const provider = overrides.provider ?? createConfigProvider(settings.config, log);
+  const grpcServer = createGrpcServer(service, health, stats, settings.grpc);
   const httpServer = createHttpServer(service, health, log, settings.httpTimeouts);
   const debugServer = createDebugServer({ config: () => config.current, stats }, settings.httpTimeouts);
   // The servers and the provider stop together: a graceful stop lets in-flight calls finish.
@@ -171,7 +152,7 @@ async function start(
     http: await listen(httpServer, settings.http.host, settings.http.port),
     debug: await listen(debugServer, settings.debug.host, settings.debug.port),
   };
-  if (!settings.stats.disabled) stats.start(settings.stats.flushIntervalMs);
+  if (!settings.stats.sink.disableStats) stats.start(settings.stats.flushIntervalMs);
   log.info('ratelimit service started', ports);
 
   let closing: Promise<void> | undefined;
@@ -189,7 +170,7 @@ async function start(
     shutdown: async () => {
       health.fail('sigterm');
       // Load balancers see the failing health check and stop sending; meanwhile the listeners serve.
-      const drainMs = settings.shutdown.drainMs;
+      const drainMs = settings.shutdownDrainMs;
       if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
       return stopAll(true);
     },

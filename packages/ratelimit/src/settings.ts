@@ -8,131 +8,84 @@ import {
 import { type RedisSettings, readRedisSettings } from './backends/redis/index.js';
 import { EnvReader } from './env-reader.js';
 import { SettingsError } from './errors.js';
+import type { LimiterOptions } from './limiter/limiter.js';
 import type { LogLevel } from './log.js';
-import { DEFAULT_MAX_PER_VALUE_KEYS } from './stats/store.js';
+import type { TracingSettings } from './observability/tracing.js';
+import type { FileProviderOptions } from './provider/file.js';
+import type { XdsProviderSettings } from './provider/xds/sotw-provider.js';
+import type { HttpTimeouts } from './server/client-limits.js';
+import type { GrpcServerOptions } from './server/grpc.js';
+import type { ServerTlsFiles } from './server/tls/reloading-credentials.js';
+import type { ServiceOptions } from './service/ratelimit-service.js';
+import { type MogrifierSpec, parseTagPairs } from './stats/sinks/mogrifier.js';
+import type { StatSinkSettings } from './stats/sinks/select.js';
+import { DEFAULT_MAX_PER_VALUE_KEYS, type StatStoreOptions } from './stats/store.js';
 
 export type BackendType = 'redis' | 'memcache' | 'memory';
 
-/** BACKEND_TYPE and the settings of that store only, shaped as the options its constructor takes. */
+/**
+ * BACKEND_TYPE and the settings of that store only, shaped as the options its constructor takes.
+ * EXPIRATION_JITTER_MAX_SECONDS goes to the stores whose keys expire by TTL.
+ */
 export type BackendSettings =
-  | { readonly type: 'redis'; readonly redis: RedisSettings }
-  | { readonly type: 'memcache'; readonly memcache: MemcacheSettings }
+  | { readonly type: 'redis'; readonly redis: RedisSettings; readonly expirationJitterMaxSeconds: number }
+  | {
+      readonly type: 'memcache';
+      readonly memcache: MemcacheSettings;
+      readonly expirationJitterMaxSeconds: number;
+    }
   | { readonly type: 'memory'; readonly memory: MemoryStoreOptions };
 
-export interface DogStatsdMogrifier {
-  readonly name: string;
-  /** DOG_STATSD_MOGRIFIER_<N>_PATTERN, compiled. */
-  readonly pattern: RegExp;
-  /** DOG_STATSD_MOGRIFIER_<N>_NAME: the emitted name, may use $1, $2... */
-  readonly metricName: string;
-  /** DOG_STATSD_MOGRIFIER_<N>_TAGS: `tag:$1` items. */
-  readonly tags: readonly string[];
+/** Where a server listens. */
+export interface Address {
+  readonly host: string;
+  readonly port: number;
 }
 
-/** Every setting of the service, parsed and validated once at startup. */
+/**
+ * Every setting of the service, parsed and validated once at startup. Each group is shaped as the
+ * options of the part it feeds, so startServer hands it over as it is.
+ */
 export interface Settings {
   /** RATELIMIT_WORKERS: server processes sharing the ports (node:cluster); 1 = no cluster. */
   readonly workers: number;
-  readonly http: { readonly host: string; readonly port: number };
-  readonly shutdown: {
-    /** SHUTDOWN_DRAIN_DURATION: after SIGTERM, how long health fails while the listeners still serve. */
-    readonly drainMs: number;
-  };
+  /** SHUTDOWN_DRAIN_DURATION: after SIGTERM, how long health fails while the listeners still serve. */
+  readonly shutdownDrainMs: number;
+  readonly http: Address;
+  readonly debug: Address;
   /** Bounds on HTTP clients (the /json and debug servers); the reference has none. */
-  readonly httpTimeouts: {
-    /** HTTP_HEADERS_TIMEOUT: from connect (or the previous response) to the end of the headers. */
-    readonly headersTimeoutMs: number;
-    /** HTTP_REQUEST_TIMEOUT: from connect (or the previous response) to the end of the body. */
-    readonly requestTimeoutMs: number;
-  };
-  readonly grpc: {
-    readonly host: string;
-    readonly port: number;
-    /** GRPC_UDS: when set, gRPC listens on this unix socket instead of host:port. */
-    readonly uds: string;
-    readonly maxConnectionAgeMs: number;
-    readonly maxConnectionAgeGraceMs: number;
-    /** GRPC_HANDSHAKE_TIMEOUT: a connection must finish TLS and the HTTP/2 preface within it (grpc-go: 120 s). */
-    readonly handshakeTimeoutMs: number;
-  };
-  readonly grpcTls: {
-    readonly enabled: boolean;
-    readonly certFile: string;
-    readonly keyFile: string;
-    /** mTLS is on when this is set. */
-    readonly clientCaFile: string;
-    readonly clientSan: string;
-  };
-  readonly debug: { readonly host: string; readonly port: number };
+  readonly httpTimeouts: HttpTimeouts;
+  readonly grpc: Address &
+    GrpcServerOptions & {
+      /** GRPC_UDS: when set, gRPC listens on this unix socket instead of host:port. */
+      readonly uds: string;
+      /** GRPC_HANDSHAKE_TIMEOUT: a connection must finish TLS and the HTTP/2 preface within it (grpc-go: 120 s). */
+      readonly handshakeTimeoutMs: number;
+      /** GRPC_SERVER_USE_TLS and its files (mTLS with GRPC_CLIENT_TLS_CACERT); undefined: plaintext. */
+      readonly tls: ServerTlsFiles | undefined;
+    };
   readonly config: {
     readonly type: 'FILE' | 'GRPC_XDS_SOTW';
     readonly forceStartWithoutInitialConfig: boolean;
-    readonly runtimeRoot: string;
-    readonly runtimeSubdirectory: string;
-    readonly runtimeAppDirectory: string;
-    readonly runtimeIgnoreDotFiles: boolean;
-    readonly runtimeWatchRoot: boolean;
     readonly mergeDomainConfig: boolean;
     readonly healthyWithAtLeastOneConfigLoaded: boolean;
+    /** RUNTIME_*: the FILE source. */
+    readonly file: FileProviderOptions;
+    /** CONFIG_GRPC_XDS_* and XDS_CLIENT_*: the GRPC_XDS_SOTW source. */
+    readonly xds: XdsProviderSettings;
   };
-  readonly limiter: {
-    readonly shadowMode: boolean;
-    readonly nearLimitRatio: number;
-    readonly cacheKeyPrefix: string;
-    readonly stopCacheKeyIncrementWhenOverLimit: boolean;
-    readonly localCacheSizeInBytes: number;
-    readonly expirationJitterMaxSeconds: number;
-    readonly responseHeadersEnabled: boolean;
-    readonly limitHeader: string;
-    readonly remainingHeader: string;
-    readonly resetHeader: string;
-    readonly responseDynamicMetadata: boolean;
-    /** MAX_DESCRIPTORS_PER_REQUEST: bounds one request's work, so one call cannot stall the others. */
-    readonly maxDescriptorsPerRequest: number;
-  };
+  readonly limiter: LimiterOptions;
+  /** LOCAL_CACHE_SIZE_IN_BYTES; 0: no local over-limit cache. */
+  readonly localCacheSizeInBytes: number;
+  readonly service: ServiceOptions;
   readonly backend: BackendSettings;
   readonly log: { readonly level: LogLevel; readonly format: 'text' | 'json' };
   readonly stats: {
-    readonly disabled: boolean;
+    readonly store: StatStoreOptions;
+    readonly sink: StatSinkSettings;
     readonly flushIntervalMs: number;
-    /** STATS_MAX_PER_VALUE_KEYS: bound on stat keys made from request values. */
-    readonly maxPerValueKeys: number;
-    readonly extraTags: ReadonlyArray<readonly [string, string]>;
-    readonly useStatsd: boolean;
-    readonly statsdHost: string;
-    readonly statsdPort: number;
-    readonly useDogStatsd: boolean;
-    readonly dogStatsdMogrifiers: readonly DogStatsdMogrifier[];
-    readonly usePrometheus: boolean;
-    readonly prometheusAddr: string;
-    readonly prometheusPath: string;
-    readonly prometheusMapperYaml: string;
   };
-  readonly tracing: {
-    readonly enabled: boolean;
-    readonly exporterProtocol: 'http' | 'grpc';
-    readonly serviceName: string;
-    readonly serviceNamespace: string;
-    readonly serviceInstanceId: string;
-    readonly samplingRate: number;
-  };
-  readonly xds: {
-    readonly nodeId: string;
-    readonly nodeMetadata: ReadonlyArray<readonly [string, string]>;
-    readonly serverUrl: string;
-    readonly connectRetryIntervalMs: number;
-    readonly useTls: boolean;
-    readonly clientTlsCert: string;
-    readonly clientTlsKey: string;
-    readonly serverTlsCaCert: string;
-    readonly serverTlsSan: string;
-    readonly additionalHeaders: ReadonlyArray<readonly [string, string]>;
-    readonly backoffJitter: boolean;
-    readonly backoffInitialIntervalMs: number;
-    readonly backoffMaxIntervalMs: number;
-    readonly backoffRandomFactor: number;
-    readonly maxMessageSizeBytes: number;
-  };
+  readonly tracing: TracingSettings;
 }
 
 const INT32 = { min: 0, max: 2_147_483_647 };
@@ -144,10 +97,13 @@ const INT32 = { min: 0, max: 2_147_483_647 };
  */
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const read = new EnvReader(env);
+  const maxDescriptors = read.integer('MAX_DESCRIPTORS_PER_REQUEST', 1000, { min: 1, max: 1e7 });
+  const log = readLog(read);
   const settings: Settings = {
     workers: read.integer('RATELIMIT_WORKERS', 1, { min: 1, max: 256 }),
+    shutdownDrainMs: read.duration('SHUTDOWN_DRAIN_DURATION', '0s'),
     http: { host: read.string('HOST', '0.0.0.0'), port: read.port('PORT', 8080) },
-    shutdown: { drainMs: read.duration('SHUTDOWN_DRAIN_DURATION', '0s') },
+    debug: { host: read.string('DEBUG_HOST', '0.0.0.0'), port: read.port('DEBUG_PORT', 6070) },
     httpTimeouts: {
       headersTimeoutMs: read.duration('HTTP_HEADERS_TIMEOUT', '10s'),
       requestTimeoutMs: read.duration('HTTP_REQUEST_TIMEOUT', '30s'),
@@ -159,37 +115,44 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       maxConnectionAgeMs: read.duration('GRPC_MAX_CONNECTION_AGE', '24h'),
       maxConnectionAgeGraceMs: read.duration('GRPC_MAX_CONNECTION_AGE_GRACE', '1h'),
       handshakeTimeoutMs: read.duration('GRPC_HANDSHAKE_TIMEOUT', '120s'),
+      maxDescriptors,
+      tls: readGrpcTls(read),
     },
-    grpcTls: readGrpcTls(read),
-    debug: { host: read.string('DEBUG_HOST', '0.0.0.0'), port: read.port('DEBUG_PORT', 6070) },
     config: {
       type: read.oneOf('CONFIG_TYPE', 'FILE', ['FILE', 'GRPC_XDS_SOTW']),
       forceStartWithoutInitialConfig: read.bool('FORCE_START_WITHOUT_INITIAL_CONFIG', false),
-      runtimeRoot: read.string('RUNTIME_ROOT', '/srv/runtime_data/current'),
-      runtimeSubdirectory: read.string('RUNTIME_SUBDIRECTORY', ''),
-      runtimeAppDirectory: read.string('RUNTIME_APPDIRECTORY', 'config'),
-      runtimeIgnoreDotFiles: read.bool('RUNTIME_IGNOREDOTFILES', false),
-      runtimeWatchRoot: read.bool('RUNTIME_WATCH_ROOT', true),
       mergeDomainConfig: read.bool('MERGE_DOMAIN_CONFIG', false),
       healthyWithAtLeastOneConfigLoaded: read.bool('HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED', false),
+      file: {
+        runtimeRoot: read.string('RUNTIME_ROOT', '/srv/runtime_data/current'),
+        runtimeSubdirectory: read.string('RUNTIME_SUBDIRECTORY', ''),
+        runtimeAppDirectory: read.string('RUNTIME_APPDIRECTORY', 'config'),
+        ignoreDotFiles: read.bool('RUNTIME_IGNOREDOTFILES', false),
+        watchRoot: read.bool('RUNTIME_WATCH_ROOT', true),
+      },
+      xds: readXds(read),
     },
     limiter: {
-      shadowMode: read.bool('SHADOW_MODE', false),
-      nearLimitRatio: read.number('NEAR_LIMIT_RATIO', 0.8, { min: 0, max: 1 }),
       cacheKeyPrefix: read.string('CACHE_KEY_PREFIX', ''),
-      stopCacheKeyIncrementWhenOverLimit: read.bool('STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT', false),
-      localCacheSizeInBytes: read.integer('LOCAL_CACHE_SIZE_IN_BYTES', 0, INT32),
-      expirationJitterMaxSeconds: read.integer('EXPIRATION_JITTER_MAX_SECONDS', 300, INT32),
-      responseHeadersEnabled: read.bool('LIMIT_RESPONSE_HEADERS_ENABLED', false),
-      limitHeader: read.string('LIMIT_LIMIT_HEADER', 'RateLimit-Limit'),
-      remainingHeader: read.string('LIMIT_REMAINING_HEADER', 'RateLimit-Remaining'),
-      resetHeader: read.string('LIMIT_RESET_HEADER', 'RateLimit-Reset'),
+      nearLimitRatio: read.number('NEAR_LIMIT_RATIO', 0.8, { min: 0, max: 1 }),
+      stopIncrementWhenOverLimit: read.bool('STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT', false),
+    },
+    localCacheSizeInBytes: read.integer('LOCAL_CACHE_SIZE_IN_BYTES', 0, INT32),
+    service: {
+      globalShadowMode: read.bool('SHADOW_MODE', false),
+      responseHeaders: read.bool('LIMIT_RESPONSE_HEADERS_ENABLED', false)
+        ? {
+            limit: read.string('LIMIT_LIMIT_HEADER', 'RateLimit-Limit'),
+            remaining: read.string('LIMIT_REMAINING_HEADER', 'RateLimit-Remaining'),
+            reset: read.string('LIMIT_RESET_HEADER', 'RateLimit-Reset'),
+          }
+        : undefined,
       responseDynamicMetadata: read.bool('RESPONSE_DYNAMIC_METADATA', false),
-      maxDescriptorsPerRequest: read.integer('MAX_DESCRIPTORS_PER_REQUEST', 1000, { min: 1, max: 1e7 }),
+      maxDescriptors,
     },
     backend: readBackend(read, env),
-    log: readLog(read),
-    stats: readStats(read, env),
+    log,
+    stats: readStats(read, log.level),
     tracing: {
       enabled: read.bool('TRACING_ENABLED', false),
       exporterProtocol: read.oneOf('TRACING_EXPORTER_PROTOCOL', 'http', ['http', 'grpc']),
@@ -198,32 +161,18 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       serviceInstanceId: read.string('TRACING_SERVICE_INSTANCE_ID', randomUUID()),
       samplingRate: read.number('TRACING_SAMPLING_RATE', 1, { min: 0, max: 1 }),
     },
-    xds: {
-      nodeId: read.string('CONFIG_GRPC_XDS_NODE_ID', 'default'),
-      nodeMetadata: read.pairs('CONFIG_GRPC_XDS_NODE_METADATA', '='),
-      serverUrl: read.string('CONFIG_GRPC_XDS_SERVER_URL', 'localhost:18000'),
-      connectRetryIntervalMs: read.duration('CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL', '3s'),
-      useTls: read.bool('CONFIG_GRPC_XDS_SERVER_USE_TLS', false),
-      clientTlsCert: read.string('CONFIG_GRPC_XDS_CLIENT_TLS_CERT', ''),
-      clientTlsKey: read.string('CONFIG_GRPC_XDS_CLIENT_TLS_KEY', ''),
-      serverTlsCaCert: read.string('CONFIG_GRPC_XDS_SERVER_TLS_CACERT', ''),
-      serverTlsSan: read.string('CONFIG_GRPC_XDS_SERVER_TLS_SAN', ''),
-      additionalHeaders: read.pairs('CONFIG_GRPC_XDS_CLIENT_ADDITIONAL_HEADERS', ':'),
-      backoffJitter: read.bool('XDS_CLIENT_BACKOFF_JITTER', true),
-      backoffInitialIntervalMs: read.duration('XDS_CLIENT_BACKOFF_INITIAL_INTERVAL', '10s'),
-      backoffMaxIntervalMs: read.duration('XDS_CLIENT_BACKOFF_MAX_INTERVAL', '60s'),
-      backoffRandomFactor: read.number('XDS_CLIENT_BACKOFF_RANDOM_FACTOR', 0.5, { min: 0, max: 1e6 }),
-      maxMessageSizeBytes: read.integer('XDS_CLIENT_MAX_MSG_SIZE_IN_BYTES', 0, INT32),
-    },
   };
   validateCombinations(settings);
   return deepFreeze(settings);
 }
 
 function readBackend(read: EnvReader, env: NodeJS.ProcessEnv): BackendSettings {
-  const type = readBackendType(read);
-  if (type === 'redis') return { type, redis: readRedisSettings(env) };
-  if (type === 'memcache') return { type, memcache: readMemcacheSettings(env) };
+  const type = readBackendType(env);
+  const jitter = () => read.integer('EXPIRATION_JITTER_MAX_SECONDS', 300, INT32);
+  if (type === 'redis') return { type, redis: readRedisSettings(env), expirationJitterMaxSeconds: jitter() };
+  if (type === 'memcache') {
+    return { type, memcache: readMemcacheSettings(env), expirationJitterMaxSeconds: jitter() };
+  }
   return {
     type,
     memory: {
@@ -237,8 +186,9 @@ function readBackend(read: EnvReader, env: NodeJS.ProcessEnv): BackendSettings {
   };
 }
 
-function readBackendType(read: EnvReader): BackendType {
-  const found = read.raw('BACKEND_TYPE');
+/** BACKEND_TYPE alone: the server's store, and the algorithms the config check allows. */
+export function readBackendType(env: NodeJS.ProcessEnv): BackendType {
+  const found = new EnvReader(env).raw('BACKEND_TYPE');
   if (!found) return 'redis';
   switch (found.value.toLowerCase()) {
     case 'redis':
@@ -256,13 +206,43 @@ function readBackendType(read: EnvReader): BackendType {
   }
 }
 
-function readGrpcTls(read: EnvReader): Settings['grpcTls'] {
+function readGrpcTls(read: EnvReader): ServerTlsFiles | undefined {
+  const enabled = read.bool('GRPC_SERVER_USE_TLS', false);
+  const certFile = read.string('GRPC_SERVER_TLS_CERT', '');
+  const keyFile = read.string('GRPC_SERVER_TLS_KEY', '');
+  const clientCaFile = read.string('GRPC_CLIENT_TLS_CACERT', '');
+  const clientSan = read.string('GRPC_CLIENT_TLS_SAN', '');
+  if (!enabled) {
+    if (clientCaFile !== '') {
+      throw new SettingsError('GRPC_CLIENT_TLS_CACERT', 'mutual TLS needs GRPC_SERVER_USE_TLS=true');
+    }
+    return undefined;
+  }
+  if (certFile === '' || keyFile === '') {
+    throw new SettingsError('GRPC_SERVER_USE_TLS', 'needs GRPC_SERVER_TLS_CERT and GRPC_SERVER_TLS_KEY');
+  }
+  return { certFile, keyFile, clientCaFile: clientCaFile || undefined, clientSan: clientSan || undefined };
+}
+
+function readXds(read: EnvReader): XdsProviderSettings {
   return {
-    enabled: read.bool('GRPC_SERVER_USE_TLS', false),
-    certFile: read.string('GRPC_SERVER_TLS_CERT', ''),
-    keyFile: read.string('GRPC_SERVER_TLS_KEY', ''),
-    clientCaFile: read.string('GRPC_CLIENT_TLS_CACERT', ''),
-    clientSan: read.string('GRPC_CLIENT_TLS_SAN', ''),
+    nodeId: read.string('CONFIG_GRPC_XDS_NODE_ID', 'default'),
+    nodeMetadata: Object.fromEntries(read.pairs('CONFIG_GRPC_XDS_NODE_METADATA', '=')),
+    serverUrl: read.string('CONFIG_GRPC_XDS_SERVER_URL', 'localhost:18000'),
+    connectRetryIntervalMs: read.duration('CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL', '3s'),
+    useTls: read.bool('CONFIG_GRPC_XDS_SERVER_USE_TLS', false),
+    clientTlsCert: read.string('CONFIG_GRPC_XDS_CLIENT_TLS_CERT', ''),
+    clientTlsKey: read.string('CONFIG_GRPC_XDS_CLIENT_TLS_KEY', ''),
+    serverTlsCaCert: read.string('CONFIG_GRPC_XDS_SERVER_TLS_CACERT', ''),
+    serverTlsSan: read.string('CONFIG_GRPC_XDS_SERVER_TLS_SAN', ''),
+    additionalHeaders: Object.fromEntries(read.pairs('CONFIG_GRPC_XDS_CLIENT_ADDITIONAL_HEADERS', ':')),
+    backoff: {
+      jitter: read.bool('XDS_CLIENT_BACKOFF_JITTER', true),
+      initialIntervalMs: read.duration('XDS_CLIENT_BACKOFF_INITIAL_INTERVAL', '10s'),
+      maxIntervalMs: read.duration('XDS_CLIENT_BACKOFF_MAX_INTERVAL', '60s'),
+      randomFactor: read.number('XDS_CLIENT_BACKOFF_RANDOM_FACTOR', 0.5, { min: 0, max: 1e6 }),
+    },
+    maxMessageSizeBytes: read.integer('XDS_CLIENT_MAX_MSG_SIZE_IN_BYTES', 0, INT32),
   };
 }
 
@@ -289,56 +269,69 @@ function readLog(read: EnvReader): Settings['log'] {
   return { level, format: read.oneOf('LOG_FORMAT', 'text', ['text', 'json']) };
 }
 
-function readStats(read: EnvReader, env: NodeJS.ProcessEnv): Settings['stats'] {
+function readStats(read: EnvReader, logLevel: LogLevel): Settings['stats'] {
+  const disableStats = read.bool('DISABLE_STATS', false);
+  const useStatsd = read.bool('USE_STATSD', true, ['USE_PUSHSTATS']);
+  const useDogStatsd = read.bool('USE_DOG_STATSD', false, ['USE_TAGSTATS']);
+  const usePrometheus = read.bool('USE_PROMETHEUS', false, ['USE_PULLSTATS']);
+  const sinks = [useStatsd, useDogStatsd, usePrometheus].filter(Boolean).length;
+  if (!disableStats && sinks > 1) {
+    throw new SettingsError(
+      'USE_STATSD',
+      'unable to use more than one stats sink at the same time. Set one of USE_DOG_STATSD, USE_STATSD, USE_PROMETHEUS (USE_STATSD defaults to true, so set USE_STATSD=false with the others)',
+    );
+  }
   return {
-    disabled: read.bool('DISABLE_STATS', false),
+    store: {
+      maxPerValueKeys: read.integer('STATS_MAX_PER_VALUE_KEYS', DEFAULT_MAX_PER_VALUE_KEYS, {
+        min: 0,
+        max: 1e8,
+      }),
+    },
     flushIntervalMs: read.duration('STATS_FLUSH_INTERVAL', '10s'),
-    maxPerValueKeys: read.integer('STATS_MAX_PER_VALUE_KEYS', DEFAULT_MAX_PER_VALUE_KEYS, {
-      min: 0,
-      max: 1e8,
-    }),
-    extraTags: read.pairs('EXTRA_TAGS', ':'),
-    useStatsd: read.bool('USE_STATSD', true, ['USE_PUSHSTATS']),
-    statsdHost: read.string('STATSD_HOST', 'localhost'),
-    statsdPort: read.port('STATSD_PORT', 8125),
-    useDogStatsd: read.bool('USE_DOG_STATSD', false, ['USE_TAGSTATS']),
-    dogStatsdMogrifiers: readMogrifiers(read, env),
-    usePrometheus: read.bool('USE_PROMETHEUS', false, ['USE_PULLSTATS']),
-    prometheusAddr: read.string('PROMETHEUS_ADDR', ':9090', ['PULLSTATS_ADDR']),
-    prometheusPath: read.string('PROMETHEUS_PATH', '/metrics', ['PULLSTATS_PATH']),
-    prometheusMapperYaml: read.string('PROMETHEUS_MAPPER_YAML', '', ['PULLSTATS_MAPPER_YAML']),
+    sink: {
+      disableStats,
+      useStatsd,
+      statsdHost: read.string('STATSD_HOST', 'localhost'),
+      statsdPort: read.port('STATSD_PORT', 8125),
+      useDogStatsd,
+      dogStatsdMogrifiers: readMogrifiers(read),
+      usePrometheus,
+      prometheusAddr: read.string('PROMETHEUS_ADDR', ':9090', ['PULLSTATS_ADDR']),
+      prometheusPath: read.string('PROMETHEUS_PATH', '/metrics', ['PULLSTATS_PATH']),
+      prometheusMapperYaml: read.string('PROMETHEUS_MAPPER_YAML', '', ['PULLSTATS_MAPPER_YAML']),
+      extraTags: Object.fromEntries(read.pairs('EXTRA_TAGS', ':')),
+      debugLog: logLevel === 'debug',
+    },
   };
 }
 
-function readMogrifiers(read: EnvReader, env: NodeJS.ProcessEnv): DogStatsdMogrifier[] {
+function readMogrifiers(read: EnvReader): MogrifierSpec[] {
   const names = read.list('USE_DOG_STATSD_MOGRIFIERS', ['TAGSTATS_MOGRIFIERS', 'USE_TAGSTATS_MOGRIFIERS']);
   return names.map((name) => {
     const setting = (suffix: string) => `DOG_STATSD_MOGRIFIER_${name}_${suffix}`;
     const alias = (suffix: string) => [`TAGSTATS_MOGRIFIER_${name}_${suffix}`];
-    const patternText = read.raw(setting('PATTERN'), alias('PATTERN'));
-    if (!patternText) throw new SettingsError(setting('PATTERN'), `is required for mogrifier '${name}'`);
-    let pattern: RegExp;
+    const pattern = read.raw(setting('PATTERN'), alias('PATTERN'));
+    if (!pattern) throw new SettingsError(setting('PATTERN'), `is required for mogrifier '${name}'`);
     try {
-      pattern = new RegExp(patternText.value);
+      new RegExp(pattern.value);
     } catch (error) {
-      throw new SettingsError(
-        patternText.name,
-        `is not a valid regular expression: ${(error as Error).message}`,
-      );
+      throw new SettingsError(pattern.name, `is not a valid regular expression: ${(error as Error).message}`);
     }
     const metricName = read.raw(setting('NAME'), alias('NAME'));
     if (!metricName) throw new SettingsError(setting('NAME'), `is required for mogrifier '${name}'`);
+    const tags = read.raw(setting('TAGS'), alias('TAGS'));
     return {
-      name,
-      pattern,
-      metricName: metricName.value,
-      tags: new EnvReader(env).list(setting('TAGS'), alias('TAGS')),
+      id: name,
+      pattern: pattern.value,
+      name: metricName.value,
+      tags: parseTagPairs(tags?.name ?? setting('TAGS'), tags?.value ?? ''),
     };
   });
 }
 
 function validateCombinations(settings: Settings): void {
-  const { stats, grpcTls, httpTimeouts } = settings;
+  const { httpTimeouts } = settings;
   for (const [name, ms] of [
     ['HTTP_HEADERS_TIMEOUT', httpTimeouts.headersTimeoutMs],
     ['HTTP_REQUEST_TIMEOUT', httpTimeouts.requestTimeoutMs],
@@ -358,19 +351,6 @@ function validateCombinations(settings: Settings): void {
       'RATELIMIT_WORKERS',
       `${settings.workers} workers need a shared store: the memory backend keeps its counters per process, so each worker would count on its own. Use BACKEND_TYPE=redis or memcache, or RATELIMIT_WORKERS=1`,
     );
-  }
-  const sinks = [stats.useStatsd, stats.useDogStatsd, stats.usePrometheus].filter(Boolean).length;
-  if (!stats.disabled && sinks > 1) {
-    throw new SettingsError(
-      'USE_STATSD',
-      'unable to use more than one stats sink at the same time. Set one of USE_DOG_STATSD, USE_STATSD, USE_PROMETHEUS (USE_STATSD defaults to true, so set USE_STATSD=false with the others)',
-    );
-  }
-  if (grpcTls.enabled && (grpcTls.certFile === '' || grpcTls.keyFile === '')) {
-    throw new SettingsError('GRPC_SERVER_USE_TLS', 'needs GRPC_SERVER_TLS_CERT and GRPC_SERVER_TLS_KEY');
-  }
-  if (grpcTls.clientCaFile !== '' && !grpcTls.enabled) {
-    throw new SettingsError('GRPC_CLIENT_TLS_CACERT', 'mutual TLS needs GRPC_SERVER_USE_TLS=true');
   }
 }
 

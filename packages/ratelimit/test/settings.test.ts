@@ -9,16 +9,36 @@ test('defaults follow the reference, with the project decisions', () => {
   assert.deepEqual(settings.http, { host: '0.0.0.0', port: 8080 });
   assert.equal(settings.grpc.port, 8081);
   assert.equal(settings.grpc.maxConnectionAgeMs, 24 * 3_600_000);
+  assert.equal(settings.grpc.maxDescriptors, 1000);
+  assert.equal(settings.grpc.tls, undefined);
   assert.equal(settings.grpc.maxConnectionAgeGraceMs, 3_600_000);
   assert.deepEqual(settings.debug, { host: '0.0.0.0', port: 6070 });
   assert.equal(settings.config.type, 'FILE');
-  assert.equal(settings.config.runtimeRoot, '/srv/runtime_data/current');
-  assert.equal(settings.config.runtimeAppDirectory, 'config');
-  assert.equal(settings.config.runtimeWatchRoot, true);
-  assert.equal(settings.limiter.nearLimitRatio, 0.8);
-  assert.equal(settings.limiter.expirationJitterMaxSeconds, 300);
-  assert.equal(settings.limiter.limitHeader, 'RateLimit-Limit');
+  assert.deepEqual(settings.config.file, {
+    runtimeRoot: '/srv/runtime_data/current',
+    runtimeSubdirectory: '',
+    runtimeAppDirectory: 'config',
+    ignoreDotFiles: false,
+    watchRoot: true,
+  });
+  assert.deepEqual(settings.limiter, {
+    cacheKeyPrefix: '',
+    nearLimitRatio: 0.8,
+    stopIncrementWhenOverLimit: false,
+  });
+  assert.deepEqual(settings.service, {
+    globalShadowMode: false,
+    responseHeaders: undefined,
+    responseDynamicMetadata: false,
+    maxDescriptors: 1000,
+  });
+  assert.deepEqual(readSettings({ LIMIT_RESPONSE_HEADERS_ENABLED: 'true' }).service.responseHeaders, {
+    limit: 'RateLimit-Limit',
+    remaining: 'RateLimit-Remaining',
+    reset: 'RateLimit-Reset',
+  });
   assert.equal(settings.backend.type, 'redis');
+  assert.equal(settings.backend.type === 'redis' && settings.backend.expirationJitterMaxSeconds, 300);
   // Each backend's settings are read (and checked) only when BACKEND_TYPE selects it.
   assert.deepEqual(readSettings({ BACKEND_TYPE: 'memory' }).backend, {
     type: 'memory',
@@ -31,7 +51,7 @@ test('defaults follow the reference, with the project decisions', () => {
   assert.equal(readSettings({ MEMORY_MAX_BYTES: '1048576' }).backend.type, 'redis');
   assert.deepEqual(settings.httpTimeouts, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 });
   assert.equal(settings.grpc.handshakeTimeoutMs, 120_000);
-  assert.equal(settings.shutdown.drainMs, 0);
+  assert.equal(settings.shutdownDrainMs, 0);
   assert.throws(
     () => readSettings({ HTTP_HEADERS_TIMEOUT: '1m', HTTP_REQUEST_TIMEOUT: '30s' }),
     /HTTP_HEADERS_TIMEOUT: must not be longer than HTTP_REQUEST_TIMEOUT/,
@@ -41,15 +61,17 @@ test('defaults follow the reference, with the project decisions', () => {
     /GRPC_HANDSHAKE_TIMEOUT: must be at least 1ms/,
   );
   assert.deepEqual(settings.log, { level: 'warn', format: 'text' });
-  assert.equal(settings.stats.useStatsd, true);
-  assert.equal(settings.stats.statsdHost, 'localhost');
+  assert.equal(settings.stats.sink.useStatsd, true);
+  assert.equal(settings.stats.sink.statsdHost, 'localhost');
   assert.equal(settings.stats.flushIntervalMs, 10_000);
-  assert.equal(settings.stats.prometheusAddr, ':9090');
+  assert.equal(settings.stats.sink.prometheusAddr, ':9090');
+  assert.equal(settings.stats.sink.debugLog, false);
+  assert.equal(readSettings({ LOG_LEVEL: 'trace' }).stats.sink.debugLog, true);
   assert.equal(settings.tracing.serviceName, 'RateLimit');
   assert.match(settings.tracing.serviceInstanceId, /^[0-9a-f-]{36}$/);
-  assert.equal(settings.xds.serverUrl, 'localhost:18000');
-  assert.equal(settings.xds.backoffJitter, true);
-  assert.equal(settings.xds.backoffInitialIntervalMs, 10_000);
+  assert.equal(settings.config.xds.serverUrl, 'localhost:18000');
+  assert.equal(settings.config.xds.backoff.jitter, true);
+  assert.equal(settings.config.xds.backoff.initialIntervalMs, 10_000);
   assert.ok(Object.isFrozen(settings) && Object.isFrozen(settings.limiter));
 });
 
@@ -62,10 +84,10 @@ test('the spec document spellings are aliases of the real names', () => {
     PULLSTATS_PATH: '/m',
   });
   assert.equal(settings.backend.type, 'memcache');
-  assert.equal(settings.stats.useStatsd, false);
-  assert.equal(settings.stats.usePrometheus, true);
-  assert.equal(settings.stats.prometheusAddr, ':9191');
-  assert.equal(settings.stats.prometheusPath, '/m');
+  assert.equal(settings.stats.sink.useStatsd, false);
+  assert.equal(settings.stats.sink.usePrometheus, true);
+  assert.equal(settings.stats.sink.prometheusAddr, ':9191');
+  assert.equal(settings.stats.sink.prometheusPath, '/m');
   const tagged = readSettings({
     USE_STATSD: 'false',
     USE_TAGSTATS: 'true',
@@ -74,9 +96,10 @@ test('the spec document spellings are aliases of the real names', () => {
     TAGSTATS_MOGRIFIER_A_NAME: 'rl',
     TAGSTATS_MOGRIFIER_A_TAGS: 'what:$1',
   });
-  assert.equal(tagged.stats.useDogStatsd, true);
-  assert.equal(tagged.stats.dogStatsdMogrifiers[0]?.metricName, 'rl');
-  assert.deepEqual(tagged.stats.dogStatsdMogrifiers[0]?.tags, ['what:$1']);
+  assert.equal(tagged.stats.sink.useDogStatsd, true);
+  assert.deepEqual(tagged.stats.sink.dogStatsdMogrifiers, [
+    { id: 'A', pattern: '^ratelimit\\.(\\w+)$', name: 'rl', tags: { what: '$1' } },
+  ]);
   assert.equal(readSettings({ BACKEND_TYPE: 'memory' }).backend.type, 'memory');
 });
 
@@ -97,11 +120,8 @@ test('parsing: Go booleans and durations, pairs, log levels', () => {
     LOG_FORMAT: 'json',
     STATS_FLUSH_INTERVAL: '250ms',
   });
-  assert.deepEqual(settings.stats.extraTags, [
-    ['a', 'b'],
-    ['c', 'd'],
-  ]);
-  assert.deepEqual(settings.xds.nodeMetadata, [['k', 'v']]);
+  assert.deepEqual(settings.stats.sink.extraTags, { a: 'b', c: 'd' });
+  assert.deepEqual(settings.config.xds.nodeMetadata, { k: 'v' });
   assert.deepEqual(settings.log, { level: 'debug', format: 'json' });
   assert.equal(settings.stats.flushIntervalMs, 250);
 });

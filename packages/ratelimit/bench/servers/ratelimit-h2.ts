@@ -15,7 +15,7 @@ server.on(
   grpcStreamHandler(running.service, running.stats, {
     // The grpc-js server's limit: grpc-go's default, 4 MiB.
     maxReceiveMessageBytes: 4 * 1024 * 1024,
-    maxDescriptors: settings.limiter.maxDescriptorsPerRequest,
+    maxDescriptors: settings.service.maxDescriptors,
   }),
 );
 server.listen(port, '127.0.0.1');

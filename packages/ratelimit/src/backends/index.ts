@@ -6,18 +6,14 @@ import { createRedisStore } from './redis/index.js';
 import type { CounterStore, StoreDeps } from './store.js';
 
 /** Creates the counter store that BACKEND_TYPE selects (redis by default). */
-export function createStore(
-  backend: BackendSettings,
-  deps: StoreDeps,
-  expirationJitterMaxSeconds: number,
-): CounterStore {
+export function createStore(backend: BackendSettings, deps: StoreDeps): CounterStore {
   switch (backend.type) {
     case 'memory':
       return new MemoryStore(deps, backend.memory);
     case 'memcache':
-      return createMemcacheStore(backend.memcache, deps, expirationJitterMaxSeconds);
+      return createMemcacheStore(backend.memcache, deps, backend.expirationJitterMaxSeconds);
     case 'redis':
-      return createRedisStore(backend.redis, deps, expirationJitterMaxSeconds);
+      return createRedisStore(backend.redis, deps, backend.expirationJitterMaxSeconds);
   }
 }
 

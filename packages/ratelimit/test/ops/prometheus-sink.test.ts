@@ -96,6 +96,7 @@ test('PROMETHEUS_MAPPER_YAML replaces the default mapping; drop discards stats',
     prometheusPath: '/stats',
     prometheusMapperYaml: file,
     extraTags: { cluster: 'c1' },
+    debugLog: false,
   };
   const sink = await createStatSink(settings);
   try {
@@ -129,6 +130,7 @@ test('the sink choice rejects two enabled sinks and a broken mapping file with c
     prometheusPath: '/metrics',
     prometheusMapperYaml: '',
     extraTags: {},
+    debugLog: true,
   };
   await assert.rejects(
     createStatSink(base),
@@ -152,4 +154,7 @@ test('the sink choice rejects two enabled sinks and a broken mapping file with c
   assert.equal(disabled.constructor.name, 'NullSink');
   const logSink = await createStatSink({ ...base, useStatsd: false, usePrometheus: false });
   assert.equal(logSink.constructor.name, 'LogSink');
+  // gostats' logging-sink lines are debug lines: above LOG_LEVEL=debug none is written.
+  const quiet = await createStatSink({ ...base, useStatsd: false, usePrometheus: false, debugLog: false });
+  assert.equal(quiet.constructor.name, 'NullSink');
 });

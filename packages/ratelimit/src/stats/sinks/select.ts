@@ -26,6 +26,11 @@ export interface StatSinkSettings {
   /** Path of a statsd_exporter mapping file; empty for the built-in default mapping. */
   readonly prometheusMapperYaml: string;
   readonly extraTags: Tags;
+  /**
+   * LOG_LEVEL is debug (or trace). With no other sink the flushed stats are gostats' logging-sink
+   * lines, which are debug lines: below that level nothing is written.
+   */
+  readonly debugLog: boolean;
 }
 
 export const tooManySinksMessage =
@@ -70,5 +75,5 @@ export async function createStatSink(settings: StatSinkSettings, logger?: SinkLo
     await sink.listen();
     return sink;
   }
-  return new LogSink({ extraTags });
+  return settings.debugLog ? new LogSink({ extraTags }) : new NullSink();
 }
