@@ -11,6 +11,18 @@ export class SettingsError extends Error {
 }
 
 /**
+ * The server cannot start with what its settings point at (a config directory that cannot be
+ * read). The message is the whole line to print: the value, what is wrong and the setting to change.
+ */
+export class StartupError extends Error {
+  readonly code = 'RATELIMIT_STARTUP_FAILED';
+  constructor(message: string) {
+    super(message);
+    this.name = 'StartupError';
+  }
+}
+
+/**
  * A counter store (Redis, Memcached) failed. The message is the backend's own error text: the
  * service returns it to gRPC callers as UNKNOWN and counts `should_rate_limit.redis_error`.
  */

@@ -1,9 +1,11 @@
 // The three commands as a user meets them: through the bin launchers that `npx` runs.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { assertOneLineError, occupyPort, runCommand } from '@platform/testkit';
 
@@ -11,12 +13,17 @@ const launcher = (name: string) => fileURLToPath(new URL(`../bin/${name}.mjs`, i
 const run = (name: string, args: string[], env: NodeJS.ProcessEnv = {}) =>
   runCommand(process.execPath, [launcher(name), ...args], { env });
 
+const scratch = await mkdtemp(join(tmpdir(), 'ratelimit-commands-'));
+after(() => rm(scratch, { recursive: true, force: true }));
+await mkdir(join(scratch, 'runtime', 'ratelimit', 'config'), { recursive: true });
+
 /** A server that would start cleanly: memory store, no stats, every port picked by the kernel. */
 const SERVER_ENV = {
   BACKEND_TYPE: 'memory',
   USE_STATSD: 'false',
   DISABLE_STATS: 'true',
-  RUNTIME_ROOT: '/nonexistent-ratelimit-root',
+  RUNTIME_ROOT: join(scratch, 'runtime'),
+  RUNTIME_SUBDIRECTORY: 'ratelimit',
   HOST: '127.0.0.1',
   GRPC_HOST: '127.0.0.1',
   DEBUG_HOST: '127.0.0.1',
@@ -140,6 +147,93 @@ describe('startup errors: one line naming the value, the problem and the setting
       assert.match(result.stderr, /^ratelimit: cannot listen on .*\n(.*\n)*\s+at /m);
     } finally {
       await busy.release();
+    }
+  });
+});
+
+describe('the config directory at startup: one line, or a warning where the reference starts anyway', () => {
+  // A server that wrongly starts would run until runCommand's timeout kills it: bounded, never a hang.
+  const runServer = (env: NodeJS.ProcessEnv) =>
+    runCommand(process.execPath, [launcher('ratelimit')], {
+      env: { ...SERVER_ENV, ...env },
+      timeoutMs: 60_000,
+    });
+
+  test('a file where RUNTIME_SUBDIRECTORY should be a directory (unreadable even as root)', {
+    timeout: 120_000,
+  }, async () => {
+    const root = join(scratch, 'file-as-directory');
+    await mkdir(root);
+    await writeFile(join(root, 'ratelimit'), 'not a directory');
+    for (const watchRoot of ['true', 'false']) {
+      assertOneLineError(
+        await runServer({ RUNTIME_ROOT: root, RUNTIME_WATCH_ROOT: watchRoot }),
+        1,
+        new RegExp(
+          `^ratelimit: cannot read config directory '${root}/ratelimit/config': '${root}/ratelimit' \\(RUNTIME_SUBDIRECTORY\\): not a directory; set RUNTIME_SUBDIRECTORY so that RUNTIME_ROOT/RUNTIME_SUBDIRECTORY/RUNTIME_APPDIRECTORY is a readable directory`,
+        ),
+      );
+    }
+  });
+
+  test('a missing directory with RUNTIME_WATCH_ROOT=false (the reference cannot watch it and stops)', {
+    timeout: 120_000,
+  }, async () => {
+    const root = join(scratch, 'no-such-root');
+    assertOneLineError(
+      await runServer({ RUNTIME_ROOT: root, RUNTIME_WATCH_ROOT: 'false' }),
+      1,
+      new RegExp(
+        `^ratelimit: cannot read config directory '${root}/ratelimit/config': '${root}' \\(RUNTIME_ROOT\\): no such directory; set RUNTIME_ROOT so that`,
+      ),
+    );
+  });
+
+  test('RUNTIME_WATCH_ROOT=true: the directory holding RUNTIME_ROOT must exist, it is watched', {
+    timeout: 120_000,
+  }, async () => {
+    const root = join(scratch, 'no-such-parent', 'current');
+    assertOneLineError(
+      await runServer({ RUNTIME_ROOT: root }),
+      1,
+      new RegExp(
+        `^ratelimit: cannot watch '${scratch}/no-such-parent', the directory holding RUNTIME_ROOT '${root}': no such directory; set RUNTIME_ROOT to a path in an existing directory$`,
+      ),
+    );
+  });
+
+  test('RUNTIME_WATCH_ROOT=true and a missing RUNTIME_ROOT: a one-line warning, and the server runs', {
+    timeout: 120_000,
+  }, async () => {
+    const root = join(scratch, 'not-yet-swapped-in');
+    const child = spawn(process.execPath, [launcher('ratelimit')], {
+      env: { ...process.env, ...SERVER_ENV, RUNTIME_ROOT: root, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const exited = once(child, 'exit');
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    try {
+      const deadline = Date.now() + 90_000;
+      while (!stderr.includes('ratelimit service started')) {
+        assert.equal(child.exitCode, null, `the server exited; stderr:\n${stderr}`);
+        assert.ok(Date.now() < deadline, `the server did not start; stderr:\n${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const warnings = stderr.split('\n').filter((line) => line.includes('level=warning'));
+      assert.equal(warnings.length, 1, stderr);
+      assert.match(
+        warnings[0] as string,
+        new RegExp(
+          `config directory '${root}/ratelimit/config' does not exist \\(no RUNTIME_ROOT '${root}'\\): no rate limits apply until RUNTIME_ROOT is replaced`,
+        ),
+      );
+      assert.doesNotMatch(stderr, /^\s+at /m);
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
     }
   });
 });

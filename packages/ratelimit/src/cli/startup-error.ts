@@ -1,4 +1,4 @@
-import { SettingsError } from '../errors.js';
+import { SettingsError, StartupError } from '../errors.js';
 
 /** One listener of the service and the settings that place it, to name them in an error. */
 export interface Listener {
@@ -32,6 +32,7 @@ const WHY: Record<string, string> = {
  */
 export function describeStartupError(error: unknown, listeners: readonly Listener[]): string {
   if (error instanceof SettingsError) return `invalid setting ${error.message}`;
+  if (error instanceof StartupError) return error.message;
   const failure = socketFailure(error);
   const listener = failure && culprit(failure, listeners);
   if (!failure || !listener) return `cannot start: ${firstLine(error)}`;

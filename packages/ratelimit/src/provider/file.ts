@@ -1,6 +1,7 @@
 import { type FSWatcher, watch } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
+import { StartupError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ApplyConfig, ConfigProvider, ConfigSource } from './provider.js';
 
@@ -35,9 +36,43 @@ export class FileConfigProvider implements ConfigProvider {
     return join(runtimeRoot, runtimeSubdirectory, runtimeAppDirectory);
   }
 
-  /** Loads once (a failed load is logged and counted by `apply`), then watches. */
+  /**
+   * Loads once (a config that does not load is logged and counted by `apply`), then watches. A
+   * config directory that cannot be read rejects with a StartupError, as the reference cannot start
+   * then either; a missing one only does with RUNTIME_WATCH_ROOT=false. With the default `true`
+   * the reference walks the tree it finds, so a missing directory is an empty config until
+   * RUNTIME_ROOT is replaced: that stays, with a warning. Only the directory holding RUNTIME_ROOT,
+   * which is watched for that replacement, must exist.
+   */
   async start(apply: ApplyConfig): Promise<void> {
-    await this.reload(apply);
+    const { watchRoot, runtimeRoot } = this.options;
+    if (watchRoot) {
+      const parent = dirname(runtimeRoot);
+      const why = await directoryProblem(parent);
+      if (why) {
+        throw new StartupError(
+          `cannot watch '${parent}', the directory holding RUNTIME_ROOT '${runtimeRoot}': ${why}; set RUNTIME_ROOT to a path in an existing directory`,
+        );
+      }
+    }
+    let sources: ConfigSource[] = [];
+    try {
+      sources = await this.readSources();
+    } catch (error) {
+      const missing = await this.missingPart();
+      if (!(watchRoot && missing?.why === NO_SUCH_DIRECTORY)) {
+        const problem = missing
+          ? `'${missing.path}' (${missing.setting}): ${missing.why}`
+          : describeFsError(error, this.appDirectory);
+        throw new StartupError(
+          `cannot read config directory '${this.appDirectory}': ${problem}; set ${missing?.setting ?? 'RUNTIME_ROOT, RUNTIME_SUBDIRECTORY or RUNTIME_APPDIRECTORY'} so that RUNTIME_ROOT/RUNTIME_SUBDIRECTORY/RUNTIME_APPDIRECTORY is a readable directory of rate limit YAML files`,
+        );
+      }
+      this.log.warn(
+        `config directory '${this.appDirectory}' does not exist (no ${missing.setting} '${missing.path}'): no rate limits apply until RUNTIME_ROOT is replaced by a tree that has it`,
+      );
+    }
+    applySources(apply, sources);
     this.watch(apply);
   }
 
@@ -48,10 +83,10 @@ export class FileConfigProvider implements ConfigProvider {
     await this.reloading;
   }
 
-  /** Reads the current file set, as the config check command and tests use it. */
+  /** Reads the current file set; a missing config directory rejects (ENOENT). */
   async readSources(): Promise<ConfigSource[]> {
     const directory = this.appDirectory;
-    const files = await listFiles(directory, this.options.ignoreDotFiles);
+    const files = await listFiles(directory, this.options.ignoreDotFiles, true);
     const nameBase = this.options.watchRoot
       ? join(this.options.runtimeRoot, this.options.runtimeSubdirectory)
       : directory;
@@ -71,16 +106,33 @@ export class FileConfigProvider implements ConfigProvider {
       try {
         sources = await this.readSources();
       } catch (error) {
-        this.log.error(`cannot read config directory ${this.appDirectory}: ${(error as Error).message}`);
-        return;
+        // A root swapped in without the directory is an empty config, as the reference's walk makes it.
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') sources = [];
+        else {
+          this.log.error(`cannot read config directory ${this.appDirectory}: ${(error as Error).message}`);
+          return;
+        }
       }
-      try {
-        apply(sources);
-      } catch {
-        // apply has counted config_load_error and logged; the previous config stays in force.
-      }
+      applySources(apply, sources);
     });
     return this.reloading;
+  }
+
+  /** The first of RUNTIME_ROOT, RUNTIME_SUBDIRECTORY and RUNTIME_APPDIRECTORY whose part of the path is not a directory. */
+  private async missingPart(): Promise<{ setting: string; path: string; why: string } | undefined> {
+    const { runtimeRoot, runtimeSubdirectory, runtimeAppDirectory } = this.options;
+    let path = '';
+    for (const [setting, part] of [
+      ['RUNTIME_ROOT', runtimeRoot],
+      ['RUNTIME_SUBDIRECTORY', runtimeSubdirectory],
+      ['RUNTIME_APPDIRECTORY', runtimeAppDirectory],
+    ] as const) {
+      if (part === '') continue;
+      path = path === '' ? part : join(path, part);
+      const why = await directoryProblem(path);
+      if (why) return { setting, path, why };
+    }
+    return undefined;
   }
 
   private watch(apply: ApplyConfig): void {
@@ -104,13 +156,53 @@ export class FileConfigProvider implements ConfigProvider {
   }
 }
 
-/** Every regular file under `directory`, recursively, sorted; a missing directory is empty. */
-async function listFiles(directory: string, ignoreDotFiles: boolean): Promise<string[]> {
+function applySources(apply: ApplyConfig, sources: readonly ConfigSource[]): void {
+  try {
+    apply(sources);
+  } catch {
+    // apply has counted config_load_error and logged; the previous config stays in force.
+  }
+}
+
+const NO_SUCH_DIRECTORY = 'no such directory';
+
+/** What keeps `path` from being read as a directory, in a user's words; undefined when it is one. */
+export async function directoryProblem(path: string): Promise<string | undefined> {
+  try {
+    return (await stat(path)).isDirectory() ? undefined : 'not a directory';
+  } catch (error) {
+    return describeFsError(error);
+  }
+}
+
+/** An fs error in a user's words, naming the path when it is not the directory asked about. */
+export function describeFsError(error: unknown, directory?: string): string {
+  const { code, path } = error as NodeJS.ErrnoException;
+  if (path !== undefined && directory !== undefined && path !== directory) {
+    return `'${path}': ${describeFsError(error)}`;
+  }
+  switch (code) {
+    case 'ENOENT':
+      return NO_SUCH_DIRECTORY;
+    case 'ENOTDIR':
+      return 'not a directory';
+    case 'EACCES':
+      return 'permission denied';
+    default:
+      return (error as Error).message;
+  }
+}
+
+/**
+ * Every regular file under `directory`, recursively, sorted. A subdirectory that vanishes while it
+ * is read is empty; the top one rejects with ENOENT when `top`.
+ */
+async function listFiles(directory: string, ignoreDotFiles: boolean, top = false): Promise<string[]> {
   let names: string[];
   try {
     names = await readdir(directory);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if (!top && (error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
   const files: string[] = [];
