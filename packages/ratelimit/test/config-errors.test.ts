@@ -232,6 +232,52 @@ test('ratelimit-config-check reports the first error and exits 1, or says all ok
   }
 });
 
+test('ratelimit-config-check refuses what the server refuses for its BACKEND_TYPE: Memcached counts fixed windows only', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'config-check-'));
+  const run = (env: NodeJS.ProcessEnv) =>
+    promisify(execFile)(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        fileURLToPath(new URL('../bin/ratelimit-config-check.ts', import.meta.url)),
+        '-config_dir',
+        dir,
+      ],
+      { env: { ...process.env, ...env } },
+    ).then(
+      (result) => ({ code: 0, ...result }),
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+  try {
+    await writeFile(
+      join(dir, 'api.yaml'),
+      'domain: api\ndescriptors:\n  - {key: user, rate_limit: {unit: minute, requests_per_unit: 5, algorithm: sliding_window}}\n',
+    );
+    for (const backend of ['redis', 'memory']) {
+      const ok = await run({ BACKEND_TYPE: backend });
+      assert.equal(ok.code, 0, ok.stdout);
+      assert.match(ok.stdout, /all rate limit configs ok\n$/);
+    }
+    for (const backend of ['memcache', 'OBJCACHE']) {
+      const refused = await run({ BACKEND_TYPE: backend });
+      assert.equal(refused.code, 1);
+      assert.match(
+        refused.stdout,
+        /error loading rate limit configs: .*api\.yaml: descriptor 'api\.user': algorithm sliding_window is not available with the memcache backend, which counts fixed_window only: use BACKEND_TYPE=redis or memory, or drop the algorithm\n$/,
+      );
+    }
+    const bad = await run({ BACKEND_TYPE: 'cassandra' });
+    assert.equal(bad.code, 1);
+    assert.equal(
+      bad.stderr,
+      "ratelimit-config-check: invalid setting BACKEND_TYPE: 'cassandra' is not one of redis, memcache (alias objcache), memory\n",
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('ratelimit-config-check names the file as the config dir joined with its name, as given', async () => {
   const root = await mkdtemp(join(tmpdir(), 'config-check-'));
   const bin = fileURLToPath(new URL('../bin/ratelimit-config-check.ts', import.meta.url));

@@ -55,12 +55,13 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[]):
   return { strings, lists, given };
 }
 
-export function usage(command: string, specs: readonly FlagSpec[]): string {
+/** Go's flag usage; `footer` adds what the flags do not say (settings read from the environment). */
+export function usage(command: string, specs: readonly FlagSpec[], footer = ''): string {
   const lines = specs.map(
     (spec) => `  -${spec.name}${spec.kind === 'bool' ? '' : ' value'}\n    \t${spec.usage}`,
   );
   const help = '  -h, -help, --help\n    \tprint this usage and exit';
-  return `Usage of ${command}:\n${[...lines, help].join('\n')}\n`;
+  return `Usage of ${command}:\n${[...lines, help].join('\n')}\n${footer}`;
 }
 
 /** `-h`, `-help` and `--help` ask for the usage, as in Go's flag package. */
@@ -72,10 +73,10 @@ function asksForHelp(argv: readonly string[]): boolean {
  * Parses the process arguments. Help prints the usage to stdout and exits 0; a bad flag prints one
  * line naming it and pointing at `--help`, and exits 2, Go's code for a usage error.
  */
-export function parseFlagsOrExit(command: string, specs: readonly FlagSpec[]): ParsedFlags {
+export function parseFlagsOrExit(command: string, specs: readonly FlagSpec[], footer?: string): ParsedFlags {
   const argv = process.argv.slice(2);
   if (asksForHelp(argv)) {
-    process.stdout.write(usage(command, specs));
+    process.stdout.write(usage(command, specs, footer));
     process.exit(0);
   }
   try {
