@@ -53,6 +53,7 @@ function migrationSuite(driver: Driver, skip: false | string) {
         assert.deepEqual((await migrate(db)).applied, [
           '003_reservation_workflow.sql',
           '004_book_search.sql',
+          '005_row_versions.sql',
         ]);
         const rows = await db.query<{
           id: string;

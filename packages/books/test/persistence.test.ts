@@ -32,7 +32,13 @@ test('books, reservations and sessions survive a restart on the PGlite data dire
     const migrations = await second.db.query<{ name: string }>('select name from schema_migrations');
     assert.deepEqual(
       migrations.map((row) => row.name),
-      ['001_init.sql', '002_book_count.sql', '003_reservation_workflow.sql', '004_book_search.sql'],
+      [
+        '001_init.sql',
+        '002_book_count.sql',
+        '003_reservation_workflow.sql',
+        '004_book_search.sql',
+        '005_row_versions.sql',
+      ],
       'a restart applies no migration twice',
     );
   } finally {

@@ -14,6 +14,8 @@ export interface Book extends BookFields {
   heldByCaller: boolean;
   createdAt: Date;
   updatedAt: Date;
+  /** The row version (migration 005): one more at every write of the book, its counts included. */
+  version: number;
 }
 
 /** The properties the book list sorts by (the contract's BookSortOrder). */

@@ -15,12 +15,13 @@ interface BookRow {
   held_by_caller: boolean;
   created_at: Date;
   updated_at: Date;
+  version: number;
 }
 
 /** A row of the page query: a book with the total, or (past the end) the total with null book columns. */
 type PageRow = (BookRow & { total: number }) | { id: null; total: number };
 
-const COLUMNS = 'id, title, author, synopsis, copies, held, waiting, created_at, updated_at';
+const COLUMNS = 'id, title, author, synopsis, copies, held, waiting, created_at, updated_at, version';
 const SORT_COLUMNS: Record<BookSortProperty, string> = {
   title: 'title',
   author: 'author',
@@ -86,15 +87,17 @@ function bookFromRow(row: BookRow): Book {
     heldByCaller: row.held_by_caller,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    version: row.version,
   };
 }
 
 export type UpdateOutcome =
   | { outcome: 'updated'; book: Book }
   | { outcome: 'not_found' }
+  | { outcome: 'version_changed' }
   | { outcome: 'copies_below_held'; held: number };
 
-export type DeleteOutcome = 'deleted' | 'not_found' | 'has_open_reservations';
+export type DeleteOutcome = 'deleted' | 'not_found' | 'version_changed' | 'has_open_reservations';
 
 export class BooksRepository {
   constructor(
@@ -125,20 +128,38 @@ export class BooksRepository {
   }
 
   /**
-   * Replaces the fields under the book's row lock. Fewer copies than are held or lent is refused (the
-   * books_held_within_copies check would refuse it too); more copies go to the queue at once.
+   * Replaces the fields under the book's row lock, only while the book is still at `expectedVersion`
+   * (when given: the version an If-Match was compared with) and has at least as many copies as are held
+   * or lent (the books_held_within_copies check would refuse fewer too). One conditional statement
+   * decides both, so of two writers that read the same version only the first succeeds; the reason is
+   * read only when it changed nothing, the version first (a failed precondition comes before a
+   * conflict). More copies go to the queue at once.
    */
-  update(id: string, fields: BookFields, callerId: string, now: Date): Promise<UpdateOutcome> {
+  update(
+    id: string,
+    fields: BookFields,
+    callerId: string,
+    now: Date,
+    expectedVersion?: number,
+  ): Promise<UpdateOutcome> {
     return this.db.transaction(async (tx) => {
       if (!(await lockBook(tx, id))) return { outcome: 'not_found' };
       await settleBook(tx, id, now, this.pickupMs);
-      const [counts] = await tx.query<{ held: number }>('select held from books where id = $1', [id]);
-      const held = counts?.held ?? 0;
-      if (fields.copies < held) return { outcome: 'copies_below_held', held };
-      await tx.query(
-        'update books set title = $2, author = $3, synopsis = $4, copies = $5, updated_at = now() where id = $1',
-        [id, fields.title, fields.author, fields.synopsis, fields.copies],
+      const updated = await tx.query(
+        `update books set title = $2, author = $3, synopsis = $4, copies = $5, updated_at = now()
+         where id = $1 and ($6::integer is null or version = $6) and held <= $5 returning id`,
+        [id, fields.title, fields.author, fields.synopsis, fields.copies, expectedVersion ?? null],
       );
+      if (updated.length === 0) {
+        const [row] = await tx.query<{ held: number; version: number }>(
+          'select held, version from books where id = $1',
+          [id],
+        );
+        if (expectedVersion !== undefined && row?.version !== expectedVersion) {
+          return { outcome: 'version_changed' };
+        }
+        return { outcome: 'copies_below_held', held: row?.held ?? 0 };
+      }
       await settleBook(tx, id, now, this.pickupMs);
       const book = await this.findIn(tx, id, callerId);
       if (book === undefined) throw new Error('a book updated just now was not found');
@@ -163,20 +184,23 @@ export class BooksRepository {
   }
 
   /**
-   * Deletes the book unless it has open reservations (after expiring overdue ones). Every reservation
-   * write takes the same row lock first, so none can slip in between the check and the delete.
+   * Deletes the book unless it has open reservations (after expiring overdue ones), and only while it
+   * is still at `expectedVersion` when one is given; like `update`, one conditional statement decides.
+   * Every reservation write takes the same row lock first, so none can slip in between.
    */
-  deleteUnlessOpenlyReserved(id: string, now: Date): Promise<DeleteOutcome> {
+  deleteUnlessOpenlyReserved(id: string, now: Date, expectedVersion?: number): Promise<DeleteOutcome> {
     return this.db.transaction(async (tx) => {
       if (!(await lockBook(tx, id))) return 'not_found';
       await settleBook(tx, id, now, this.pickupMs);
-      const [counts] = await tx.query<{ open: number }>(
-        'select held + waiting as open from books where id = $1',
-        [id],
+      const deleted = await tx.query(
+        `delete from books where id = $1 and ($2::integer is null or version = $2)
+         and held + waiting = 0 returning id`,
+        [id, expectedVersion ?? null],
       );
-      if ((counts?.open ?? 0) > 0) return 'has_open_reservations';
-      await tx.query('delete from books where id = $1', [id]);
-      return 'deleted';
+      if (deleted.length > 0) return 'deleted';
+      const [row] = await tx.query<{ version: number }>('select version from books where id = $1', [id]);
+      if (expectedVersion !== undefined && row?.version !== expectedVersion) return 'version_changed';
+      return 'has_open_reservations';
     });
   }
 }

@@ -9,6 +9,15 @@ export function bookNotFound(id: string): AppError {
   return new AppError('not_found', 'BOOK_NOT_FOUND', `No book with id ${id}.`);
 }
 
+/** A conditional write found the book at another version than the one its precondition was checked on. */
+function bookChanged(id: string): AppError {
+  return new AppError(
+    'precondition_failed',
+    'PRECONDITION_FAILED',
+    `Book ${id} changed while this request was being checked against its ETag; read it again and repeat your change on the current version.`,
+  );
+}
+
 /**
  * Book rules; role checks happen before (from the contract), so every caller here is allowed. Reads
  * first expire overdue READY reservations (`expireOverdue`), so `available` and `waiting` are current.
@@ -31,9 +40,11 @@ export class BooksService {
     return book;
   }
 
-  async update(caller: User, id: string, fields: BookFields): Promise<Book> {
-    const result = await this.books.update(id, fields, caller.id, new Date(this.clock()));
+  /** `expectedVersion`: write only while the book is at this version (an If-Match compared with it). */
+  async update(caller: User, id: string, fields: BookFields, expectedVersion?: number): Promise<Book> {
+    const result = await this.books.update(id, fields, caller.id, new Date(this.clock()), expectedVersion);
     if (result.outcome === 'not_found') throw bookNotFound(id);
+    if (result.outcome === 'version_changed') throw bookChanged(id);
     if (result.outcome === 'copies_below_held') {
       throw new AppError(
         'conflict',
@@ -49,9 +60,10 @@ export class BooksService {
     return this.books.page(request, caller.id, search);
   }
 
-  async delete(id: string): Promise<void> {
-    const outcome = await this.books.deleteUnlessOpenlyReserved(id, new Date(this.clock()));
+  async delete(id: string, expectedVersion?: number): Promise<void> {
+    const outcome = await this.books.deleteUnlessOpenlyReserved(id, new Date(this.clock()), expectedVersion);
     if (outcome === 'not_found') throw bookNotFound(id);
+    if (outcome === 'version_changed') throw bookChanged(id);
     if (outcome === 'has_open_reservations') {
       throw new AppError(
         'conflict',

@@ -19,6 +19,8 @@ export interface Reservation {
   returnedAt: Date | null;
   cancelledAt: Date | null;
   expiredAt: Date | null;
+  /** The row version (migration 005): one more at every write of the reservation. */
+  version: number;
 }
 
 /** The properties the reservation list sorts by (the contract's ReservationSortOrder). */

@@ -24,6 +24,7 @@ interface ReservationRow {
   returned_at: Date | null;
   cancelled_at: Date | null;
   expired_at: Date | null;
+  version: number;
 }
 
 const sqlList = (statuses: readonly ReservationStatus[]) =>
@@ -35,7 +36,7 @@ export const OPEN_STATUSES_SQL = sqlList(OPEN_STATUSES);
 // The queue position is computed, never stored: the count of WAITING reservations of the book up to
 // this one in admission order, so positions are 1..n without gaps whatever leaves the queue.
 const SELECT_RESERVATIONS = `select r.id, r.book_id, r.user_id, r.status, r.reserved_at, r.ready_at,
-  r.pickup_deadline, r.collected_at, r.returned_at, r.cancelled_at, r.expired_at,
+  r.pickup_deadline, r.collected_at, r.returned_at, r.cancelled_at, r.expired_at, r.version,
   case when r.status = 'WAITING' then (select count(*)::int from reservations w
     where w.book_id = r.book_id and w.status = 'WAITING' and w.queue_order <= r.queue_order) end as queue_position
   from reservations r`;
@@ -59,7 +60,8 @@ const TRANSITION_SQL = Object.fromEntries(
     return [
       transition,
       `update reservations set status = '${to}', ${STAMPED_COLUMN[transition]} = $3
-       where id = $1 and book_id = $2 and status in (${sqlList(from)}) returning id`,
+       where id = $1 and book_id = $2 and status in (${sqlList(from)})
+         and ($4::integer is null or version = $4) returning id`,
     ];
   }),
 ) as Record<Transition, string>;
@@ -78,6 +80,7 @@ function reservationFromRow(row: ReservationRow): Reservation {
     returnedAt: row.returned_at,
     cancelledAt: row.cancelled_at,
     expiredAt: row.expired_at,
+    version: row.version,
   };
 }
 
@@ -110,6 +113,7 @@ export async function lockBook(tx: Queryable, bookId: string): Promise<boolean> 
 export type TransitionOutcome =
   | { outcome: 'done'; reservation: Reservation }
   | { outcome: 'not_found' }
+  | { outcome: 'version_changed' }
   | { outcome: 'illegal'; current: ReservationStatus };
 
 /** Every change of a book's reservations runs under that book's row lock, then settles the book. */
@@ -138,20 +142,32 @@ export class ReservationsRepository {
     });
   }
 
-  /** Applies a caller's transition if the reservation's current state allows it, then settles the book. */
+  /**
+   * Applies a caller's transition if the reservation's current state allows it (and, when
+   * `expectedVersion` is given, while the reservation is still at that version), then settles the book.
+   */
   transition(
     bookId: string,
     reservationId: string,
     transition: Transition,
     now: Date,
+    expectedVersion?: number,
   ): Promise<TransitionOutcome> {
     return this.db.transaction(async (tx) => {
       if (!(await lockBook(tx, bookId))) return { outcome: 'not_found' };
       await settleBook(tx, bookId, now, this.pickupMs);
-      const changed = await tx.query(TRANSITION_SQL[transition], [reservationId, bookId, now]);
+      const changed = await tx.query(TRANSITION_SQL[transition], [
+        reservationId,
+        bookId,
+        now,
+        expectedVersion ?? null,
+      ]);
       if (changed.length === 0) {
         const current = await this.findIn(tx, reservationId);
         if (current === undefined || current.bookId !== bookId) return { outcome: 'not_found' };
+        if (expectedVersion !== undefined && current.version !== expectedVersion) {
+          return { outcome: 'version_changed' };
+        }
         return { outcome: 'illegal', current: current.status };
       }
       await settleBook(tx, bookId, now, this.pickupMs);

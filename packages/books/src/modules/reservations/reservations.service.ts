@@ -31,6 +31,14 @@ function illegalTransition(reservationId: string, from: ReservationStatus, trans
   );
 }
 
+function reservationChanged(reservationId: string): AppError {
+  return new AppError(
+    'precondition_failed',
+    'PRECONDITION_FAILED',
+    `Reservation ${reservationId} changed while this request was being checked against its ETag; read it again and decide on its current state.`,
+  );
+}
+
 /**
  * Reservation rules: ownership, the state machine, one open reservation per user and book. Every read
  * first expires overdue READY reservations, so no reader sees one past its pickup deadline.
@@ -86,16 +94,27 @@ export class ReservationsService {
     return reservation;
   }
 
-  /** Cancel (owner or admin), collect and return (admin; the contract's guard has checked the role). */
+  /**
+   * Cancel (owner or admin), collect and return (admin; the contract's guard has checked the role).
+   * `expectedVersion`: apply only while the reservation is at this version (an If-Match compared with it).
+   */
   async apply(
     user: User,
     bookId: string,
     reservationId: string,
     transition: Transition,
+    expectedVersion?: number,
   ): Promise<Reservation> {
     await this.get(user, bookId, reservationId);
-    const result = await this.reservations.transition(bookId, reservationId, transition, this.now());
+    const result = await this.reservations.transition(
+      bookId,
+      reservationId,
+      transition,
+      this.now(),
+      expectedVersion,
+    );
     if (result.outcome === 'not_found') throw reservationNotFound(bookId, reservationId);
+    if (result.outcome === 'version_changed') throw reservationChanged(reservationId);
     if (result.outcome === 'illegal') throw illegalTransition(reservationId, result.current, transition);
     return result.reservation;
   }
