@@ -1,6 +1,7 @@
 import { accessMatrixSuite } from './suites/access.js';
 import { actuatorSuite } from './suites/actuator.js';
 import { concurrencySuite } from './suites/concurrency.js';
+import { conditionalRequestsSuite } from './suites/conditional-requests.js';
 import { contractFuzzSuite } from './suites/contract-fuzz.js';
 import { headersAndPagesSuite } from './suites/headers-and-pages.js';
 import { hostileInputSuite } from './suites/hostile-input.js';
@@ -17,6 +18,7 @@ paginationSuite('pglite');
 validationSuite('pglite');
 sessionsAndCsrfSuite('pglite');
 concurrencySuite('pglite');
+conditionalRequestsSuite('pglite');
 hostileInputSuite('pglite');
 headersAndPagesSuite('pglite');
 workflowSuite('pglite');

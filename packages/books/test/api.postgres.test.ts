@@ -1,6 +1,7 @@
 import { accessMatrixSuite } from './suites/access.js';
 import { actuatorSuite } from './suites/actuator.js';
 import { concurrencySuite } from './suites/concurrency.js';
+import { conditionalRequestsSuite } from './suites/conditional-requests.js';
 import { contractFuzzSuite } from './suites/contract-fuzz.js';
 import { headersAndPagesSuite } from './suites/headers-and-pages.js';
 import { hostileInputSuite } from './suites/hostile-input.js';
@@ -19,6 +20,7 @@ paginationSuite('postgres', skip);
 validationSuite('postgres', skip);
 sessionsAndCsrfSuite('postgres', skip);
 concurrencySuite('postgres', skip);
+conditionalRequestsSuite('postgres', skip);
 hostileInputSuite('postgres', skip);
 headersAndPagesSuite('postgres', skip);
 workflowSuite('postgres', skip);

@@ -39,13 +39,19 @@ export interface paths {
         };
         /** Get one book */
         get: operations["getBook"];
-        /** Replace a book's fields (ROLE_ADMIN) */
+        /**
+         * Replace a book's fields (ROLE_ADMIN)
+         * @description With `If-Match`, the book is replaced only while the tag is its current `ETag` (as `GET` gives it to
+         *     the caller); otherwise `412` and nothing changes. Of two requests carrying the same tag, at most one
+         *     succeeds.
+         */
         put: operations["updateBook"];
         post?: never;
         /**
          * Delete a book (ROLE_ADMIN)
          * @description Refused with `409` while the book has open (WAITING, READY or COLLECTED) reservations. Its closed
-         *     reservations are deleted with it.
+         *     reservations are deleted with it. With `If-Match`, deleted only while the tag is the book's current
+         *     `ETag`; otherwise `412` and nothing changes.
          */
         delete: operations["deleteBook"];
         options?: never;
@@ -103,7 +109,8 @@ export interface paths {
          * Cancel a reservation (its owner or ROLE_ADMIN)
          * @description A soft cancel of a WAITING or READY reservation: it becomes CANCELLED and is returned. Cancelling a
          *     READY one frees its copy for the first WAITING reservation of the book. From any other state the
-         *     answer is `409` with the code `ILLEGAL_TRANSITION_<STATE>_TO_CANCELLED`.
+         *     answer is `409` with the code `ILLEGAL_TRANSITION_<STATE>_TO_CANCELLED`. With `If-Match`, only while
+         *     the tag is the reservation's current `ETag` (`412` otherwise).
          */
         delete: operations["cancelReservation"];
         options?: never;
@@ -129,6 +136,7 @@ export interface paths {
          * Record that the user took the held copy (ROLE_ADMIN)
          * @description READY → COLLECTED. The copy stays out until it is returned. From any other state (an overdue READY
          *     reservation has EXPIRED) the answer is `409` with the code `ILLEGAL_TRANSITION_<STATE>_TO_COLLECTED`.
+         *     With `If-Match`, only while the tag is the reservation's current `ETag` (`412` otherwise).
          */
         post: operations["collectReservation"];
         delete?: never;
@@ -155,7 +163,8 @@ export interface paths {
          * Record the return of the lent copy (ROLE_ADMIN)
          * @description COLLECTED → RETURNED. The copy is free again and goes to the first WAITING reservation of the book,
          *     if any, in the same transaction. From any other state the answer is `409` with the code
-         *     `ILLEGAL_TRANSITION_<STATE>_TO_RETURNED`.
+         *     `ILLEGAL_TRANSITION_<STATE>_TO_RETURNED`. With `If-Match`, only while the tag is the reservation's
+         *     current `ETag` (`412` otherwise).
          */
         post: operations["returnReservation"];
         delete?: never;
@@ -455,6 +464,27 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description `If-None-Match` holds the current `ETag`: the representation the caller has is current. No body. */
+        NotModified: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /**
+         * @description `If-Match` does not hold the current `ETag` (the resource changed since the caller read it, or a
+         *     concurrent write came first), or `If-None-Match` holds it on a write (`PRECONDITION_FAILED`).
+         *     Nothing was changed: read the resource again and decide on its current state.
+         */
+        PreconditionFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /**
          * @description The request body is not `application/json` (`UNSUPPORTED_MEDIA_TYPE`), or it has a `Content-Encoding`
          *     the service does not decode (`UNSUPPORTED_CONTENT_ENCODING`; send bodies unencoded).
@@ -517,6 +547,18 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description `*` or a list of entity tags (RFC 9110). The request goes ahead only while one of them is the
+         *     current `ETag` (strong comparison; `*`: the resource exists); otherwise `412` and nothing changes.
+         *     Writes compared with a tag are conditional on the row version read for the comparison, so of
+         *     concurrent requests with the same tag at most one succeeds.
+         */
+        IfMatch: string;
+        /**
+         * @description `*` or a list of entity tags. When one of them is the current `ETag` (weak comparison), a `GET`
+         *     answers `304 Not Modified` without a body and a write answers `412`.
+         */
+        IfNoneMatch: string;
         /** @description The book's id. */
         BookIdInPath: string;
         /** @description The id of the reserved book. */
@@ -548,6 +590,13 @@ export interface components {
         RateLimitRemaining: number;
         /** @description Seconds until the current window ends. */
         RateLimitReset: number;
+        /**
+         * @description The strong entity tag of this representation, `"<version>-<digest>"`: the row's version (one more
+         *     at every write of the book or reservation, including the reservation changes that move a book's
+         *     `available` or `waiting`) and a digest of the body as this caller gets it (its links and computed
+         *     fields such as `queuePosition`). Treat it as opaque; send it back in `If-None-Match` or `If-Match`.
+         */
+        ETag: string;
         /** @description Absolute URL of the created resource. */
         Location: string;
     };
@@ -614,6 +663,7 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -635,7 +685,20 @@ export interface operations {
     getBook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description `*` or a list of entity tags (RFC 9110). The request goes ahead only while one of them is the
+                 *     current `ETag` (strong comparison; `*`: the resource exists); otherwise `412` and nothing changes.
+                 *     Writes compared with a tag are conditional on the row version read for the comparison, so of
+                 *     concurrent requests with the same tag at most one succeeds.
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description `*` or a list of entity tags. When one of them is the current `ETag` (weak comparison), a `GET`
+                 *     answers `304 Not Modified` without a body and a write answers `412`.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The book's id. */
                 id: components["parameters"]["BookIdInPath"];
@@ -647,16 +710,19 @@ export interface operations {
             /** @description The book. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/hal+json": components["schemas"]["Book"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            412: components["responses"]["PreconditionFailed"];
             414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -666,7 +732,20 @@ export interface operations {
     updateBook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description `*` or a list of entity tags (RFC 9110). The request goes ahead only while one of them is the
+                 *     current `ETag` (strong comparison; `*`: the resource exists); otherwise `412` and nothing changes.
+                 *     Writes compared with a tag are conditional on the row version read for the comparison, so of
+                 *     concurrent requests with the same tag at most one succeeds.
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description `*` or a list of entity tags. When one of them is the current `ETag` (weak comparison), a `GET`
+                 *     answers `304 Not Modified` without a body and a write answers `412`.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The book's id. */
                 id: components["parameters"]["BookIdInPath"];
@@ -682,6 +761,7 @@ export interface operations {
             /** @description The updated book. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -694,6 +774,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["ContentTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -705,7 +786,20 @@ export interface operations {
     deleteBook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description `*` or a list of entity tags (RFC 9110). The request goes ahead only while one of them is the
+                 *     current `ETag` (strong comparison; `*`: the resource exists); otherwise `412` and nothing changes.
+                 *     Writes compared with a tag are conditional on the row version read for the comparison, so of
+                 *     concurrent requests with the same tag at most one succeeds.
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description `*` or a list of entity tags. When one of them is the current `ETag` (weak comparison), a `GET`
+                 *     answers `304 Not Modified` without a body and a write answers `412`.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The book's id. */
                 id: components["parameters"]["BookIdInPath"];
@@ -727,6 +821,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["ContentTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -751,6 +846,7 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -774,7 +870,20 @@ export interface operations {
     getReservation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description `*` or a list of entity tags (RFC 9110). The request goes ahead only while one of them is the
+                 *     current `ETag` (strong comparison; `*`: the resource exists); otherwise `412` and nothing changes.
+                 *     Writes compared with a tag are conditional on the row version read for the comparison, so of
+                 *     concurrent requests with the same tag at most one succeeds.
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description `*` or a list of entity tags. When one of them is the current `ETag` (weak comparison), a `GET`
+                 *     answers `304 Not Modified` without a body and a write answers `412`.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The id of the reserved book. */
                 bookId: components["parameters"]["BookIdOfReservation"];
@@ -788,17 +897,20 @@ export interface operations {
             /** @description The reservation. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/hal+json": components["schemas"]["Reservation"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            412: components["responses"]["PreconditionFailed"];
             414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -808,7 +920,20 @@ export interface operations {
     cancelReservation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description `*` or a list of entity tags (RFC 9110). The request goes ahead only while one of them is the
+                 *     current `ETag` (strong comparison; `*`: the resource exists); otherwise `412` and nothing changes.
+                 *     Writes compared with a tag are conditional on the row version read for the comparison, so of
+                 *     concurrent requests with the same tag at most one succeeds.
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description `*` or a list of entity tags. When one of them is the current `ETag` (weak comparison), a `GET`
+                 *     answers `304 Not Modified` without a body and a write answers `412`.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The id of the reserved book. */
                 bookId: components["parameters"]["BookIdOfReservation"];
@@ -822,6 +947,7 @@ export interface operations {
             /** @description The cancelled reservation. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -834,6 +960,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["ContentTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -845,7 +972,20 @@ export interface operations {
     collectReservation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description `*` or a list of entity tags (RFC 9110). The request goes ahead only while one of them is the
+                 *     current `ETag` (strong comparison; `*`: the resource exists); otherwise `412` and nothing changes.
+                 *     Writes compared with a tag are conditional on the row version read for the comparison, so of
+                 *     concurrent requests with the same tag at most one succeeds.
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description `*` or a list of entity tags. When one of them is the current `ETag` (weak comparison), a `GET`
+                 *     answers `304 Not Modified` without a body and a write answers `412`.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The id of the reserved book. */
                 bookId: components["parameters"]["BookIdOfReservation"];
@@ -859,6 +999,7 @@ export interface operations {
             /** @description The collected reservation. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -871,6 +1012,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["ContentTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -882,7 +1024,20 @@ export interface operations {
     returnReservation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description `*` or a list of entity tags (RFC 9110). The request goes ahead only while one of them is the
+                 *     current `ETag` (strong comparison; `*`: the resource exists); otherwise `412` and nothing changes.
+                 *     Writes compared with a tag are conditional on the row version read for the comparison, so of
+                 *     concurrent requests with the same tag at most one succeeds.
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description `*` or a list of entity tags. When one of them is the current `ETag` (weak comparison), a `GET`
+                 *     answers `304 Not Modified` without a body and a write answers `412`.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The id of the reserved book. */
                 bookId: components["parameters"]["BookIdOfReservation"];
@@ -896,6 +1051,7 @@ export interface operations {
             /** @description The returned reservation. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -908,6 +1064,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["ContentTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];

@@ -55,7 +55,7 @@ export class ApiClient {
     const body = text === '' ? undefined : contentType?.includes('json') ? JSON.parse(text) : text;
     const pathOnly = path.split('?')[0] ?? path;
     if (findOperation(method, pathOnly) !== undefined && response.status !== 302) {
-      assertMatchesContract(method, pathOnly, response.status, contentType, body);
+      assertMatchesContract(method, pathOnly, response.status, contentType, body, response.headers);
     }
     return {
       status: response.status,

@@ -9,8 +9,14 @@ const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats.default(ajv);
 ajv.addSchema({ ...contract, $id: CONTRACT_ID });
 
+interface HeaderObject {
+  $ref?: string;
+  required?: boolean;
+}
+
 interface ResponseObject {
   $ref?: string;
+  headers?: Record<string, HeaderObject>;
   content?: Record<string, { schema?: unknown }>;
 }
 
@@ -55,9 +61,38 @@ function validatorFor(pointer: string): ValidateFunction {
   return validate;
 }
 
+/** The response's headers that the contract marks required are present and match their schemas. */
+function assertRequiredHeaders(
+  operationId: string,
+  status: number,
+  response: ResponseObject,
+  responsePointer: string,
+  headers: Headers,
+) {
+  for (const [name, declared] of Object.entries(response.headers ?? {})) {
+    let pointer = `${CONTRACT_ID}${responsePointer}/headers/${escapePointer(name)}`;
+    let header = declared;
+    if (declared.$ref !== undefined) {
+      pointer = `${CONTRACT_ID}${declared.$ref}`;
+      const key = declared.$ref.split('/').pop() ?? '';
+      header = (contract.components as { headers: Record<string, HeaderObject> }).headers[key] ?? {};
+    }
+    if (header.required !== true) continue;
+    const value = headers.get(name);
+    assert.ok(value !== null, `${operationId} ${status} must send the ${name} header`);
+    let validate = validators.get(pointer);
+    if (validate === undefined) {
+      validate = ajv.compile({ $ref: `${pointer}/schema` });
+      validators.set(pointer, validate);
+    }
+    assert.ok(validate(value), `${operationId} ${status} ${name} '${value}' breaks the contract`);
+  }
+}
+
 /**
  * Asserts that a response is one the contract declares for the operation: the status is listed, the
- * media type is declared, and the body matches that media type's schema.
+ * headers the contract requires are sent and valid, the media type is declared, and the body matches
+ * that media type's schema.
  */
 export function assertMatchesContract(
   method: string,
@@ -65,6 +100,7 @@ export function assertMatchesContract(
   status: number,
   contentType: string | null,
   body: unknown,
+  headers: Headers,
 ): void {
   const operation = findOperation(method, path);
   assert.ok(operation, `${method} ${path} is not an operation of the contract`);
@@ -77,6 +113,7 @@ export function assertMatchesContract(
     const name = response.$ref.split('/').pop() ?? '';
     response = (contract.components as { responses: Record<string, ResponseObject> }).responses[name] ?? {};
   }
+  assertRequiredHeaders(operation.operationId, status, response, responsePointer, headers);
   if (response.content === undefined) {
     assert.equal(body, undefined, `${operation.operationId} ${status} declares no body`);
     return;

@@ -1,8 +1,13 @@
+import {
+  entityTag,
+  evaluatePreconditions,
+  versionForConditionalWrite,
+} from '../../http/conditional-requests.js';
 import { baseUrlOf } from '../../http/links.js';
 import { HAL_CONTENT_TYPE, type OperationHandlers, type Schemas } from '../../http/operations.js';
 import { pageLinks, pageMetadata, pageRequest } from '../../http/pagination.js';
 import { signedInUser } from '../../http/request-context.js';
-import type { BookFields } from './book.js';
+import type { Book, BookFields } from './book.js';
 import { bookResource } from './books.resource.js';
 import type { BooksService } from './books.service.js';
 
@@ -11,6 +16,9 @@ function withCopies(body: Schemas['BookInput']): BookFields {
   if (body.copies === undefined) throw new Error("the contract's default for copies was not applied");
   return { ...body, copies: body.copies };
 }
+
+/** The ETag of the book as `bookResource` shows it to this caller at this base URL. */
+const bookTag = (base: string, book: Book) => entityTag(book.version, bookResource(base, book));
 
 type BookOperations = 'listBooks' | 'createBook' | 'getBook' | 'updateBook' | 'deleteBook';
 
@@ -36,20 +44,45 @@ export function booksHandlers(
       const book = await books.create(withCopies(request.body));
       const resource = bookResource(base, book);
       reply.code(201).type(HAL_CONTENT_TYPE).header('location', resource._links.self.href);
+      reply.header('etag', entityTag(book.version, resource));
       return resource;
     },
     async getBook(request, reply) {
       const book = await books.get(signedInUser(request), request.params.id);
+      const resource = bookResource(baseUrlOf(request, publicBaseUrl), book);
+      const tag = entityTag(book.version, resource);
+      reply.header('etag', tag);
+      if (evaluatePreconditions(request, tag).notModified) {
+        reply.code(304);
+        return undefined;
+      }
       reply.type(HAL_CONTENT_TYPE);
-      return bookResource(baseUrlOf(request, publicBaseUrl), book);
+      return resource;
     },
     async updateBook(request, reply) {
-      const book = await books.update(signedInUser(request), request.params.id, withCopies(request.body));
-      reply.type(HAL_CONTENT_TYPE);
-      return bookResource(baseUrlOf(request, publicBaseUrl), book);
+      const caller = signedInUser(request);
+      const { id } = request.params;
+      const base = baseUrlOf(request, publicBaseUrl);
+      const expectedVersion = await versionForConditionalWrite(
+        request,
+        () => books.get(caller, id),
+        (current) => bookTag(base, current),
+      );
+      const book = await books.update(caller, id, withCopies(request.body), expectedVersion);
+      const resource = bookResource(base, book);
+      reply.type(HAL_CONTENT_TYPE).header('etag', entityTag(book.version, resource));
+      return resource;
     },
     async deleteBook(request, reply) {
-      await books.delete(request.params.id);
+      const caller = signedInUser(request);
+      const { id } = request.params;
+      const base = baseUrlOf(request, publicBaseUrl);
+      const expectedVersion = await versionForConditionalWrite(
+        request,
+        () => books.get(caller, id),
+        (current) => bookTag(base, current),
+      );
+      await books.delete(id, expectedVersion);
       reply.code(204);
       return undefined;
     },

@@ -1,4 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  entityTag,
+  evaluatePreconditions,
+  versionForConditionalWrite,
+} from '../../http/conditional-requests.js';
 import { baseUrlOf } from '../../http/links.js';
 import { HAL_CONTENT_TYPE, type OperationHandlers } from '../../http/operations.js';
 import { pageLinks, pageMetadata, pageRequest } from '../../http/pagination.js';
@@ -26,9 +31,16 @@ export function reservationsHandlers(
   ) => {
     const user = signedInUser(request);
     const { bookId, reservationId } = request.params;
-    const reservation = await reservations.apply(user, bookId, reservationId, transition);
-    reply.type(HAL_CONTENT_TYPE);
-    return reservationResource(baseUrlOf(request, publicBaseUrl), reservation, user);
+    const base = baseUrlOf(request, publicBaseUrl);
+    const expectedVersion = await versionForConditionalWrite(
+      request,
+      () => reservations.get(user, bookId, reservationId),
+      (current) => entityTag(current.version, reservationResource(base, current, user)),
+    );
+    const reservation = await reservations.apply(user, bookId, reservationId, transition, expectedVersion);
+    const resource = reservationResource(base, reservation, user);
+    reply.type(HAL_CONTENT_TYPE).header('etag', entityTag(reservation.version, resource));
+    return resource;
   };
   return {
     async createReservation(request, reply) {
@@ -36,14 +48,22 @@ export function reservationsHandlers(
       const reservation = await reservations.reserve(user, request.params.bookId);
       const resource = reservationResource(baseUrlOf(request, publicBaseUrl), reservation, user);
       reply.code(201).type(HAL_CONTENT_TYPE).header('location', resource._links.self.href);
+      reply.header('etag', entityTag(reservation.version, resource));
       return resource;
     },
     async getReservation(request, reply) {
       const user = signedInUser(request);
       const { bookId, reservationId } = request.params;
       const reservation = await reservations.get(user, bookId, reservationId);
+      const resource = reservationResource(baseUrlOf(request, publicBaseUrl), reservation, user);
+      const tag = entityTag(reservation.version, resource);
+      reply.header('etag', tag);
+      if (evaluatePreconditions(request, tag).notModified) {
+        reply.code(304);
+        return undefined;
+      }
       reply.type(HAL_CONTENT_TYPE);
-      return reservationResource(baseUrlOf(request, publicBaseUrl), reservation, user);
+      return resource;
     },
     cancelReservation: (request, reply) => applied(request, reply, 'cancel'),
     collectReservation: (request, reply) => applied(request, reply, 'collect'),
