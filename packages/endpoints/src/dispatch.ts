@@ -1,4 +1,4 @@
-import { bindArguments, type Keywords } from './binding/bind.js';
+import { bindArguments, type Keywords, newKeywords } from './binding/bind.js';
 import { CallError } from './errors.js';
 import { type BodyLimits, type ParsedBody, parseBody } from './http/body.js';
 import { RequestContext } from './http/context.js';
@@ -120,7 +120,7 @@ export class Dispatcher {
       request.keywords =
         request.keywords === NO_KEYWORDS && body.keywords !== body.value
           ? body.keywords
-          : Object.assign(Object.create(null), request.keywords, body.keywords);
+          : Object.assign(newKeywords(), request.keywords, body.keywords);
     }
     request.body = body.value;
     return this.#call(handler, context);

@@ -1,5 +1,5 @@
 import { TextDecoder } from 'node:util';
-import type { Keywords } from '../binding/bind.js';
+import { type Keywords, newKeywords } from '../binding/bind.js';
 import { CallError } from '../errors.js';
 import { baseMediaType, isJsonType } from '../media-type.js';
 import { parseSearch } from './query.js';
@@ -76,7 +76,7 @@ function parseJson(bytes: Uint8Array, contentType: string | undefined, limits: B
     return { value, positionals: value, keywords: null };
   }
   if (typeof value === 'object' && value !== null) {
-    return { value, positionals: NO_POSITIONALS, keywords: Object.assign(Object.create(null), value) };
+    return { value, positionals: NO_POSITIONALS, keywords: Object.assign(newKeywords(), value) };
   }
   return { value, positionals: [value], keywords: null };
 }
@@ -92,7 +92,7 @@ async function parseMultipart(
   } catch (error) {
     throw new CallError(400, `invalid multipart body: ${(error as Error).message}`);
   }
-  const keywords: Keywords = Object.create(null);
+  const keywords: Keywords = newKeywords();
   let parts = 0;
   for (const [name, value] of form) {
     parts += 1;

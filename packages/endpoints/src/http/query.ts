@@ -1,16 +1,41 @@
-import type { Keywords } from '../binding/bind.js';
+import { type Keywords, newKeywords } from '../binding/bind.js';
+
+/**
+ * What URLSearchParams would change: `+` and percent-escapes, which it decodes, and surrogates,
+ * which it passes through UTF-8 (a lone one becomes U+FFFD).
+ */
+const NEEDS_DECODING = /[%+\uD800-\uDFFF]/;
 
 /**
  * Query strings and urlencoded bodies as keywords: `+` is a space, a repeated key becomes a list,
- * `?a` gives `a = ''`. The object has no prototype, so keys like `__proto__` are plain data.
+ * `?a` gives `a = ''`. Keys like `__proto__` are plain data (see newKeywords).
+ * A query with nothing to decode (the common case) is split by hand, exactly as URLSearchParams
+ * splits it (a leading `?` dropped, empty pairs skipped, the first `=` separating name and value),
+ * without the list of entries URLSearchParams builds and iterates.
  */
 export function parseSearch(search: string): Keywords {
-  const keywords: Keywords = Object.create(null);
-  for (const [name, value] of new URLSearchParams(search)) {
-    const previous = keywords[name];
-    if (previous === undefined) keywords[name] = value;
-    else if (Array.isArray(previous)) previous.push(value);
-    else keywords[name] = [previous, value];
+  const keywords = newKeywords();
+  if (NEEDS_DECODING.test(search)) {
+    for (const [name, value] of new URLSearchParams(search)) add(keywords, name, value);
+    return keywords;
+  }
+  let start = search.charCodeAt(0) === 63 /* ? */ ? 1 : 0;
+  while (start < search.length) {
+    let end = search.indexOf('&', start);
+    if (end === -1) end = search.length;
+    if (end > start) {
+      const equals = search.indexOf('=', start);
+      if (equals === -1 || equals > end) add(keywords, search.slice(start, end), '');
+      else add(keywords, search.slice(start, equals), search.slice(equals + 1, end));
+    }
+    start = end + 1;
   }
   return keywords;
+}
+
+function add(keywords: Keywords, name: string, value: string): void {
+  const previous = keywords[name];
+  if (previous === undefined) keywords[name] = value;
+  else if (Array.isArray(previous)) previous.push(value);
+  else keywords[name] = [previous, value];
 }

@@ -1,3 +1,4 @@
+import { KEYWORDS_PROTOTYPE } from '../binding/bind.js';
 import { answersAsSuccess, isCallError } from '../errors.js';
 import { isJsonType, withCharset } from '../media-type.js';
 import type { Outcome, StreamBody } from './outcome.js';
@@ -27,7 +28,12 @@ function isPlainData(value: unknown): boolean {
   if (type === 'string' || type === 'number' || type === 'boolean') return true;
   if (type !== 'object' || value === null) return false;
   const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === Array.prototype || prototype === null;
+  return (
+    prototype === Object.prototype ||
+    prototype === Array.prototype ||
+    prototype === null ||
+    prototype === KEYWORDS_PROTOTYPE
+  );
 }
 
 function isGenerator(value: unknown): value is Iterable<unknown> {
@@ -65,7 +71,7 @@ function hasBytes(value: unknown, depth: number): boolean {
   if (value instanceof Uint8Array) return true;
   if (Array.isArray(value)) return value.some((item) => hasBytes(item, depth + 1));
   const prototype = Object.getPrototypeOf(value);
-  if (prototype !== Object.prototype && prototype !== null) return false;
+  if (prototype !== Object.prototype && prototype !== null && prototype !== KEYWORDS_PROTOTYPE) return false;
   for (const key in value) if (hasBytes((value as Record<string, unknown>)[key], depth + 1)) return true;
   return false;
 }
