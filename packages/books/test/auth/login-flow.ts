@@ -238,6 +238,52 @@ export function loginFlowSuite(driver: Driver, skip: false | string = false) {
       }
     });
 
+    test('two admins signed in through the provider edit one book: the second If-Match is 412, then 304 and a retry', async () => {
+      const [first, second] = [await loggedIn('admin'), await loggedIn('admin')];
+      const call = async (browser: CookieBrowser, path: string, init: RequestInit = {}) => {
+        const xsrf = (await cookieIn(browser, env.app, 'XSRF-TOKEN')) ?? '';
+        const headers = {
+          accept: JSON_ACCEPT,
+          'x-xsrf-token': xsrf,
+          ...(init.headers as Record<string, string>),
+        };
+        return browser.request(`${env.app}${path}`, { ...init, headers });
+      };
+      const json = { 'content-type': 'application/json' };
+      const fields = { title: 'Dune', author: 'Frank Herbert', synopsis: 'Spice.' };
+      const created = await call(first, '/books', {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify(fields),
+      });
+      assert.equal(created.status, 201);
+      const path = new URL(created.headers.get('location') ?? '').pathname;
+      const tag = (await call(second, path)).headers.get('etag') ?? '';
+      assert.equal(tag, created.headers.get('etag'), 'the same user sees the same representation');
+
+      const put = (browser: CookieBrowser, title: string, ifMatch: string) =>
+        call(browser, path, {
+          method: 'PUT',
+          headers: { ...json, 'if-match': ifMatch },
+          body: JSON.stringify({ ...fields, title }),
+        });
+      const won = await put(first, 'First admin', tag);
+      assert.equal(won.status, 200);
+      const lost = await put(second, 'Second admin', tag);
+      assert.equal(lost.status, 412);
+      assert.equal(((await lost.json()) as { code: string }).code, 'PRECONDITION_FAILED');
+
+      const unchanged = await call(first, path, {
+        headers: { 'if-none-match': won.headers.get('etag') ?? '' },
+      });
+      assert.equal(unchanged.status, 304);
+      const reread = await call(second, path, { headers: { 'if-none-match': tag } });
+      assert.equal(reread.status, 200);
+      assert.equal(((await reread.json()) as { title: string }).title, 'First admin');
+      const retried = await put(second, 'Second admin', reread.headers.get('etag') ?? '');
+      assert.equal(retried.status, 200);
+    });
+
     test('an unknown provider is 404 problem details', async () => {
       const response = await fetch(`${env.app}/oauth2/authorization/nope`);
       assert.equal(response.status, 404);

@@ -64,6 +64,14 @@ export function conditionalRequestsSuite(driver: Driver, skip: false | string = 
         assert.equal(notModified.headers.get('x-content-type-options'), 'nosniff');
         assert.match(notModified.headers.get('cache-control') ?? '', /no-store/);
       }
+      const head = await api.request('HEAD', `/books/${book.id}`, { session: admin });
+      assert.equal(head.status, 200);
+      assert.equal(head.headers.get('etag'), tag);
+      const headNotModified = await api.request('HEAD', `/books/${book.id}`, {
+        session: admin,
+        headers: ifNoneMatch(tag),
+      });
+      assert.equal(headNotModified.status, 304);
       const stale = await api.get(`/books/${book.id}`, {
         session: admin,
         headers: ifNoneMatch('"0-AAAAAAAAAAAAAAAA"'),
