@@ -46,11 +46,12 @@ export function hasPreconditions(request: FastifyRequest): boolean {
   return headerOf(request, 'if-match') !== undefined || headerOf(request, 'if-none-match') !== undefined;
 }
 
-function failed(header: string, value: string, current: string): AppError {
+/** The caller's header value is not echoed: it can be kilobytes of anything. */
+function failed(header: 'If-Match' | 'If-None-Match', current: string): AppError {
   const detail =
     header === 'If-Match'
-      ? `If-Match ${value} does not match the current ETag ${current}: the resource changed since you read it. Read it again and repeat your change on the current version.`
-      : `If-None-Match ${value} matches the current ETag ${current}.`;
+      ? `If-Match does not hold the current ETag ${current}: the resource changed since you read it. Read it again and repeat your change on the current version.`
+      : `If-None-Match holds the current ETag ${current}.`;
   return new AppError('precondition_failed', 'PRECONDITION_FAILED', detail);
 }
 
@@ -81,7 +82,7 @@ export function evaluatePreconditions(request: FastifyRequest, current: string):
     if (tags !== '*') {
       comparedTags = true;
       const matches = (tags ?? []).some((tag) => !tag.weak && tag.opaque === current);
-      if (!matches) throw failed('If-Match', ifMatch, current);
+      if (!matches) throw failed('If-Match', current);
     }
   }
   const ifNoneMatch = headerOf(request, 'if-none-match');
@@ -91,7 +92,7 @@ export function evaluatePreconditions(request: FastifyRequest, current: string):
     const matches = tags === '*' || (tags ?? []).some((tag) => tag.opaque === current);
     if (matches) {
       if (safe) return { notModified: true, comparedTags };
-      throw failed('If-None-Match', ifNoneMatch, current);
+      throw failed('If-None-Match', current);
     }
   }
   return { notModified: false, comparedTags };

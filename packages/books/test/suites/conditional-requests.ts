@@ -149,14 +149,15 @@ export function conditionalRequestsSuite(driver: Driver, skip: false | string = 
       assert.equal(current.body.title, 'First edit');
       assert.equal(etagOf(current), newTag, 'a refused write leaves the version alone');
 
-      for (const header of [`W/${newTag}`, 'garbage', '']) {
-        assertPreconditionFailed(
-          await api.put(`/books/${book.id}`, {
-            session: admin,
-            body: SAMPLE_BOOK,
-            headers: ifMatch(header),
-          }),
-        );
+      for (const header of [`W/${newTag}`, 'garbage', '', `"${'x'.repeat(5000)}"`]) {
+        const refused = await api.put(`/books/${book.id}`, {
+          session: admin,
+          body: SAMPLE_BOOK,
+          headers: ifMatch(header),
+        });
+        assertPreconditionFailed(refused);
+        assert.ok(refused.body.detail.includes(newTag), 'the detail names the current tag');
+        assert.ok(refused.body.detail.length < 300, "the caller's value is not echoed");
       }
       const listed = await api.put(`/books/${book.id}`, {
         session: admin,
