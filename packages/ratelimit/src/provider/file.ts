@@ -41,26 +41,17 @@ export class FileConfigProvider implements ConfigProvider {
    * config directory that cannot be read rejects with a StartupError, as the reference cannot start
    * then either; a missing one only does with RUNTIME_WATCH_ROOT=false. With the default `true`
    * the reference walks the tree it finds, so a missing directory is an empty config until
-   * RUNTIME_ROOT is replaced: that stays, with a warning. Only the directory holding RUNTIME_ROOT,
-   * which is watched for that replacement, must exist.
+   * RUNTIME_ROOT is replaced: that stays, with a warning. A directory that cannot be watched stops
+   * the start, as in the reference: with `true` the one holding RUNTIME_ROOT (the swap happens there).
    */
   async start(apply: ApplyConfig): Promise<void> {
-    const { watchRoot, runtimeRoot } = this.options;
-    if (watchRoot) {
-      const parent = dirname(runtimeRoot);
-      const why = await directoryProblem(parent);
-      if (why) {
-        throw new StartupError(
-          `cannot watch '${parent}', the directory holding RUNTIME_ROOT '${runtimeRoot}': ${why}; set RUNTIME_ROOT to a path in an existing directory`,
-        );
-      }
-    }
     let sources: ConfigSource[] = [];
+    let warning = '';
     try {
       sources = await this.readSources();
     } catch (error) {
       const missing = await this.missingPart();
-      if (!(watchRoot && missing?.why === NO_SUCH_DIRECTORY)) {
+      if (!(this.options.watchRoot && missing?.why === NO_SUCH_DIRECTORY)) {
         const problem = missing
           ? `'${missing.path}' (${missing.setting}): ${missing.why}`
           : describeFsError(error, this.appDirectory);
@@ -68,12 +59,12 @@ export class FileConfigProvider implements ConfigProvider {
           `cannot read config directory '${this.appDirectory}': ${problem}; set ${missing?.setting ?? 'RUNTIME_ROOT, RUNTIME_SUBDIRECTORY or RUNTIME_APPDIRECTORY'} so that RUNTIME_ROOT/RUNTIME_SUBDIRECTORY/RUNTIME_APPDIRECTORY is a readable directory of rate limit YAML files`,
         );
       }
-      this.log.warn(
-        `config directory '${this.appDirectory}' does not exist (no ${missing.setting} '${missing.path}'): no rate limits apply until RUNTIME_ROOT is replaced by a tree that has it`,
-      );
+      warning = `config directory '${this.appDirectory}' does not exist (no ${missing.setting} '${missing.path}'): no rate limits apply until RUNTIME_ROOT is replaced by a tree that has it`;
     }
-    applySources(apply, sources);
+    // Watched before the warning: a directory that cannot be watched is the one line of a failed start.
     this.watch(apply);
+    if (warning) this.log.warn(warning);
+    applySources(apply, sources);
   }
 
   async stop(): Promise<void> {
@@ -129,7 +120,10 @@ export class FileConfigProvider implements ConfigProvider {
     ] as const) {
       if (part === '') continue;
       path = path === '' ? part : join(path, part);
-      const why = await directoryProblem(path);
+      const why = await stat(path).then(
+        (info) => (info.isDirectory() ? '' : 'not a directory'),
+        describeFsError,
+      );
       if (why) return { setting, path, why };
     }
     return undefined;
@@ -145,14 +139,15 @@ export class FileConfigProvider implements ConfigProvider {
     };
     try {
       this.watcher = watch(target, onEvent);
-      this.watcher.on('error', (error) =>
-        this.log.error(`config watcher on ${target} failed: ${error.message}`),
-      );
     } catch (error) {
-      this.log.warn(
-        `cannot watch ${target} (${(error as Error).message}); config changes need a restart until it exists`,
-      );
+      const why = describeFsError(error);
+      const held = watchRoot ? `, the directory holding RUNTIME_ROOT '${runtimeRoot}'` : '';
+      const fix = why === NO_SUCH_DIRECTORY ? '; set RUNTIME_ROOT to a path in an existing directory' : '';
+      throw new StartupError(`cannot watch '${target}'${held}: ${why}${fix}`);
     }
+    this.watcher.on('error', (error) =>
+      this.log.error(`config watcher on ${target} failed: ${error.message}`),
+    );
   }
 }
 
@@ -165,15 +160,6 @@ function applySources(apply: ApplyConfig, sources: readonly ConfigSource[]): voi
 }
 
 const NO_SUCH_DIRECTORY = 'no such directory';
-
-/** What keeps `path` from being read as a directory, in a user's words; undefined when it is one. */
-export async function directoryProblem(path: string): Promise<string | undefined> {
-  try {
-    return (await stat(path)).isDirectory() ? undefined : 'not a directory';
-  } catch (error) {
-    return describeFsError(error);
-  }
-}
 
 /** An fs error in a user's words, naming the path when it is not the directory asked about. */
 export function describeFsError(error: unknown, directory?: string): string {
