@@ -136,9 +136,9 @@ async function start(
     ]).then(() => undefined),
   );
 
-  const providerStarted = provider.start(config.apply);
-  if (!settings.config.forceStartWithoutInitialConfig) await providerStarted;
-  else providerStarted.catch((error: Error) => log.error(`config provider failed: ${error.message}`));
+  // With FORCE_START_WITHOUT_INITIAL_CONFIG the provider does not wait for its first config, but a
+  // source that cannot start at all (an unreadable config directory, xDS TLS files) still stops this.
+  await provider.start(config.apply);
 
   const grpcAddress = settings.grpc.uds
     ? `unix:${settings.grpc.uds}`

@@ -1,28 +1,57 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { freePort } from '@platform/testkit';
+import { RateLimitClient } from '../src/client/client.js';
+import { silentLogger } from '../src/log.js';
+import { startServer } from '../src/main.js';
 import type { ApplyConfig, ConfigProvider } from '../src/provider/provider.js';
-import { counter, eventually, request, startTestServer } from './helpers/server.js';
+import { readSettings } from '../src/settings.js';
+import { counter, eventually, loopbackEnv, request, startTestServer } from './helpers/server.js';
 
-/** A provider the test drives by hand, as the xDS provider will drive `apply`. */
+/** A provider the test drives by hand, as the xDS provider drives `apply`. */
 class ManualProvider implements ConfigProvider {
   apply: ApplyConfig | undefined;
   start(apply: ApplyConfig): Promise<void> {
     this.apply = apply;
-    // Never resolves by itself: like an xDS server that has not answered yet.
-    return new Promise(() => {});
+    // Set up, no config yet: what the xDS provider does under FORCE_START_WITHOUT_INITIAL_CONFIG.
+    return Promise.resolve();
   }
   stop(): Promise<void> {
     return Promise.resolve();
   }
 }
 
-test('FORCE_START_WITHOUT_INITIAL_CONFIG opens the ports before the first config; object sources then load', async () => {
-  const provider = new ManualProvider();
-  const t = await startTestServer(
-    {},
-    { FORCE_START_WITHOUT_INITIAL_CONFIG: 'true' },
-    { overrides: { provider } },
+test('FORCE_START_WITHOUT_INITIAL_CONFIG with xDS: the ports open before the management server answers, but xDS TLS files that cannot be read still stop the start', async () => {
+  const env = {
+    ...loopbackEnv('/nonexistent-ratelimit-root'),
+    DISABLE_STATS: 'true',
+    CONFIG_TYPE: 'GRPC_XDS_SOTW',
+    // Nothing listens there: the management server never answers.
+    CONFIG_GRPC_XDS_SERVER_URL: `127.0.0.1:${await freePort()}`,
+    FORCE_START_WITHOUT_INITIAL_CONFIG: 'true',
+  };
+  const server = await startServer(readSettings(env), { log: silentLogger });
+  const client = new RateLimitClient(`127.0.0.1:${server.ports.grpc}`);
+  try {
+    await assert.rejects(client.shouldRateLimit(request('x', ['k=v'])), /no rate limit configuration loaded/);
+  } finally {
+    client.close();
+    await server.close();
+  }
+  const withTls = {
+    ...env,
+    CONFIG_GRPC_XDS_SERVER_USE_TLS: 'true',
+    CONFIG_GRPC_XDS_SERVER_TLS_CACERT: '/nonexistent/ca.pem',
+  };
+  await assert.rejects(
+    startServer(readSettings(withTls), { log: silentLogger }),
+    /^SettingsError: CONFIG_GRPC_XDS_SERVER_TLS_CACERT: cannot read '\/nonexistent\/ca.pem'/,
   );
+});
+
+test('a provider with no config yet: every call says so; object sources then load', async () => {
+  const provider = new ManualProvider();
+  const t = await startTestServer({}, {}, { overrides: { provider } });
   try {
     await assert.rejects(
       t.client.shouldRateLimit(request('x', ['k=v'])),
