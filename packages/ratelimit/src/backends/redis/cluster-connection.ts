@@ -1,7 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, type ClusterOptions } from 'ioredis';
 import type { StoreError } from '../../errors.js';
-import { type CommandBatch, isNoScript, readReply, type ScriptCall } from './commands.js';
+import { type CommandBatch, isNoScript, readReply, type ScriptSpec, scriptArgs } from './commands.js';
 import { GuardedConnector } from './connectors.js';
 import { describeTarget, LinkState, type QueuedBatch, type RedisLink, reconnectDelayMs } from './link.js';
 import type { RedisInstanceSettings } from './settings.js';
@@ -93,9 +93,9 @@ async function sendBatch(client: Cluster, batch: CommandBatch): Promise<number[]
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
     first.push(replies.length);
-    const call = scripts?.[i];
-    if (call) {
-      replies.push(runScript(client, key, call, batch.evalText === true));
+    const spec = scripts?.[i];
+    if (spec) {
+      replies.push(runScript(client, batch, i, spec));
     } else if (batch.kind === 'get') {
       replies.push(client.get(key));
     } else {
@@ -119,9 +119,11 @@ async function sendBatch(client: Cluster, batch: CommandBatch): Promise<number[]
 }
 
 /** EVALSHA (or EVAL) on the key's node; a NOSCRIPT reply is returned as an error to mark the key. */
-function runScript(client: Cluster, key: string, call: ScriptCall, evalText: boolean): Promise<unknown> {
-  const { script, args } = call;
-  const reply = evalText
+function runScript(client: Cluster, batch: CommandBatch, i: number, spec: ScriptSpec): Promise<unknown> {
+  const { script } = spec;
+  const key = batch.keys[i] as string;
+  const args = scriptArgs(batch, i);
+  const reply = batch.evalText
     ? client.eval(script.text, 1, key, ...args)
     : client.evalsha(script.sha1, 1, key, ...args);
   return reply.catch((error: Error) => {

@@ -9,20 +9,51 @@ import type { LuaScript } from './scripts.js';
 export interface CommandBatch {
   readonly kind: 'increment' | 'get';
   readonly keys: readonly string[];
-  /** increment only */
+  /** What to add (increment); with scripts also for `get`, where a script looks with it. */
   readonly addends: readonly number[];
   /** increment only: EXPIRE seconds */
   readonly ttls: readonly number[];
   /** Per key, the script to run on it instead; absent when no key has one. */
-  readonly scripts?: readonly (ScriptCall | undefined)[] | undefined;
+  readonly scripts?: readonly (ScriptSpec | undefined)[] | undefined;
+  /** The time in ms the scripts count with (a test clock); absent: the Redis server's TIME. */
+  readonly clockMs?: string | undefined;
   /** Scripts go by EVAL with their text: the resend after Redis answered NOSCRIPT to EVALSHA. */
   readonly evalText?: boolean;
 }
 
-export interface ScriptCall {
+/**
+ * A sliding window's or token bucket's script for one limit, made once per limit: the arguments
+ * the limit fixes are encoded once, so a request only adds its key, its addend and the
+ * count-or-look flag to a few constant strings.
+ */
+export interface ScriptSpec {
   readonly script: LuaScript;
-  /** ARGV, the count-or-look flag and the time included. */
-  readonly args: readonly string[];
+  /** The ARGV the limit fixes, first in ARGV: window ms; for a token bucket also rate and burst. */
+  readonly fixedArgs: readonly string[];
+  /** `EVALSHA <sha1> 1` with the argument count of a call without a test clock, in RESP. */
+  readonly evalshaHead: string;
+  /** fixedArgs in RESP. */
+  readonly fixedArgsResp: string;
+}
+
+/** The spec of `script` for a limit whose own arguments are `fixedArgs`. */
+export function scriptSpec(script: LuaScript, fixedArgs: readonly string[]): ScriptSpec {
+  // EVALSHA, the sha1, the key count, the key, the fixed arguments, the addend and the flag.
+  const words = 4 + fixedArgs.length + 2;
+  return {
+    script,
+    fixedArgs,
+    evalshaHead: `*${words}\r\n$7\r\nEVALSHA\r\n$${script.sha1.length}\r\n${script.sha1}\r\n$1\r\n1\r\n`,
+    fixedArgsResp: fixedArgs.map((arg) => `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`).join(''),
+  };
+}
+
+/** The ARGV of key `i`'s script: the limit's own, the addend, the flag and any test clock. */
+export function scriptArgs(batch: CommandBatch, i: number): string[] {
+  const spec = batch.scripts?.[i] as ScriptSpec;
+  const args = [...spec.fixedArgs, String(batch.addends[i]), batch.kind === 'increment' ? '1' : '0'];
+  if (batch.clockMs !== undefined) args.push(batch.clockMs);
+  return args;
 }
 
 /**
@@ -55,9 +86,9 @@ export function encodeBatch(batch: CommandBatch): string {
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
     const keyBulk = `$${Buffer.byteLength(key)}\r\n${key}\r\n`;
-    const call = batch.scripts?.[i];
-    if (call) {
-      out += encodeScriptCall(call, keyBulk, batch.evalText === true);
+    const spec = batch.scripts?.[i];
+    if (spec) {
+      out += encodeScriptCall(batch, i, spec, keyBulk);
       continue;
     }
     if (batch.kind === 'get') {
@@ -72,14 +103,27 @@ export function encodeBatch(batch: CommandBatch): string {
   return out;
 }
 
-/** EVALSHA <sha1> 1 <key> <args...>, or EVAL with the script's text. */
-function encodeScriptCall(call: ScriptCall, keyBulk: string, evalText: boolean): string {
-  const { script, args } = call;
-  const body = evalText ? script.text : script.sha1;
-  let out = `*${4 + args.length}\r\n${evalText ? '$4\r\nEVAL' : '$7\r\nEVALSHA'}\r\n`;
-  out += `$${Buffer.byteLength(body)}\r\n${body}\r\n$1\r\n1\r\n${keyBulk}`;
-  for (const arg of args) out += `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`;
-  return out;
+const COUNT_FLAG = '$1\r\n1\r\n';
+const LOOK_FLAG = '$1\r\n0\r\n';
+
+/**
+ * EVALSHA <sha1> 1 <key> <args...>: in production (no test clock, EVALSHA) a few constant
+ * strings around the key and the addend; EVAL with the script's text, or a test clock, spells
+ * out every argument.
+ */
+function encodeScriptCall(batch: CommandBatch, i: number, spec: ScriptSpec, keyBulk: string): string {
+  if (batch.evalText || batch.clockMs !== undefined) {
+    const key = batch.keys[i] as string;
+    const { script } = spec;
+    return encodeCommand(
+      batch.evalText
+        ? ['EVAL', script.text, '1', key, ...scriptArgs(batch, i)]
+        : ['EVALSHA', script.sha1, '1', key, ...scriptArgs(batch, i)],
+    );
+  }
+  const addend = String(batch.addends[i]);
+  const flag = batch.kind === 'increment' ? COUNT_FLAG : LOOK_FLAG;
+  return `${spec.evalshaHead}${keyBulk}${spec.fixedArgsResp}$${addend.length}\r\n${addend}\r\n${flag}`;
 }
 
 /** The redis error that says EVALSHA's script is not loaded. */
@@ -99,13 +143,13 @@ export function readReply(
   error: Error | undefined,
   values: number[],
 ): boolean {
-  const call = batch.scripts?.[i];
+  const script = batch.scripts?.[i];
   if (error) {
-    if (!call || !isNoScript(error)) return false;
+    if (!script || !isNoScript(error)) return false;
     values[i] = NOT_LOADED;
     return true;
   }
-  if (call) {
+  if (script) {
     const pair = reply as unknown[];
     values[i] = toCount(pair[0]);
     values[batch.keys.length + i] = toCount(pair[1]);

@@ -68,18 +68,20 @@ export class RedisInstance {
    * the latest that long after it was made, whatever it waited on.
    */
   run(batch: CommandBatch): Promise<number[]> {
+    return new Promise((resolve, reject) => this.call(batch, resolve, reject));
+  }
+
+  /** `run` with callbacks, for a caller that settles a promise of its own (one per request). */
+  call(batch: CommandBatch, resolve: (values: number[]) => void, reject: (error: Error) => void): void {
     const deadlines = this.deadlines;
     if (!deadlines) {
-      if (!this.implicit) return this.runExplicit(batch);
-      return new Promise((resolve, reject) => {
-        this.enqueue({ batch, resolve, reject });
-      });
+      if (this.implicit) this.enqueue({ batch, resolve, reject });
+      else this.runExplicit(batch).then(resolve, reject);
+      return;
     }
-    return new Promise((resolve, reject) => {
-      const call = deadlines.start(batch, resolve, reject);
-      if (this.implicit) this.enqueue(call);
-      else void this.sendQueued([call]);
-    });
+    const call = deadlines.start(batch, resolve, reject);
+    if (this.implicit) this.enqueue(call);
+    else void this.sendQueued([call]);
   }
 
   async close(): Promise<void> {

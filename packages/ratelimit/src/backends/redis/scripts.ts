@@ -16,14 +16,15 @@ function script(name: string, text: string): LuaScript {
  * 2^53 and IEEE doubles in both languages, so the memory store and Redis give the same answers. Each
  * touches one key, so in a cluster it runs on the node of that key's slot with no hash tag.
  * The clock is the Redis server's (TIME), so every service instance sees the same time; tests
- * pass their own time in the last argument instead. redis.replicate_commands() lets a script
- * write after TIME on Redis 3.2 to 6 (on 7 scripts always replicate their effects).
+ * pass their own time in one more argument instead (production sends none: a shorter command).
+ * redis.replicate_commands() lets a script write after TIME on Redis 3.2 to 6 (on 7 scripts
+ * always replicate their effects).
  *
- * Shared prelude: `now` in ms.
+ * Shared prelude: `now` in ms, from ARGV[clockArg] when given.
  */
-const PRELUDE = `
+const prelude = (clockArg: number) => `
 if redis.replicate_commands then redis.replicate_commands() end
-local now = tonumber(ARGV[#ARGV])
+local now = tonumber(ARGV[${clockArg}])
 if not now then
   local time = redis.call('TIME')
   now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -33,11 +34,11 @@ end
 /**
  * Sliding window. KEYS[1]: the counter, a hash {s: window start in ms, c: its count, p: the
  * previous window's count}. ARGV: window ms, addend, '1' to count the hit or '0' to only look,
- * now in ms or ''. Replies {after, ms to the end of the window}.
+ * and (tests only) now in ms. Replies {after, ms to the end of the window}.
  */
 export const SLIDING_WINDOW_SCRIPT = script(
   'sliding_window',
-  `${PRELUDE}
+  `${prelude(4)}
 local w = tonumber(ARGV[1])
 local n = tonumber(ARGV[2])
 local start = now - math.fmod(now, w)
@@ -64,12 +65,12 @@ return {c + carried, w - elapsed}
 /**
  * Token bucket. KEYS[1]: the bucket, a hash {d: debt, t: ms of the last update}; no key is a
  * full bucket, and the key expires when the bucket is full again. ARGV: window ms, rate,
- * burst, addend, '1' to take the tokens or '0' to only look, now in ms or ''. Replies {after,
- * ms until the bucket is full}.
+ * burst, addend, '1' to take the tokens or '0' to only look, and (tests only) now in ms.
+ * Replies {after, ms until the bucket is full}.
  */
 export const TOKEN_BUCKET_SCRIPT = script(
   'token_bucket',
-  `${PRELUDE}
+  `${prelude(6)}
 local w = tonumber(ARGV[1])
 local rate = tonumber(ARGV[2])
 local burst = tonumber(ARGV[3])

@@ -1,5 +1,6 @@
+import type { AlgorithmParams } from '../../config/tree.js';
 import type { CounterHit, CounterStore, HitResults, StoreDeps } from '../store.js';
-import type { CommandBatch, ScriptCall } from './commands.js';
+import { type CommandBatch, type ScriptSpec, scriptSpec } from './commands.js';
 import { RedisInstance } from './instance.js';
 import { SLIDING_WINDOW_SCRIPT, TOKEN_BUCKET_SCRIPT } from './scripts.js';
 import type { RedisSettings } from './settings.js';
@@ -24,6 +25,8 @@ export class RedisCounterStore implements CounterStore {
   private readonly perSecond: RedisInstance | undefined;
   private readonly healthListeners: ((healthy: boolean) => void)[] = [];
   private healthy: boolean;
+  /** Per limit (its params object, made once per limit at load), its script call's fixed part. */
+  private readonly scriptSpecs = new WeakMap<AlgorithmParams, ScriptSpec>();
 
   constructor(
     private readonly settings: RedisSettings,
@@ -71,20 +74,14 @@ export class RedisCounterStore implements CounterStore {
       if (hit.addend > 0) adds = true;
       if (hit.algorithm) algorithms = true;
     }
-    const scripts = algorithms ? this.scriptCalls(hits, addends, true) : undefined;
+    const scripts = algorithms ? this.scriptsOf(hits) : undefined;
+    const clockMs = algorithms && this.options.scriptClock ? String(this.options.scriptClock()) : undefined;
     if (options.stopIncrementWhenOverLimit && adds) {
-      return this.addendsStoppingOverLimit(hits, keys, addends, algorithms).then((stopped) =>
-        this.runLoaded(hits, {
-          kind: 'increment',
-          keys,
-          addends: stopped,
-          ttls,
-          scripts:
-            stopped === addends ? scripts : algorithms ? this.scriptCalls(hits, stopped, true) : undefined,
-        }),
+      return this.addendsStoppingOverLimit(hits, keys, addends, scripts, clockMs).then((stopped) =>
+        this.runLoaded(hits, { kind: 'increment', keys, addends: stopped, ttls, scripts, clockMs }),
       );
     }
-    return this.runLoaded(hits, { kind: 'increment', keys, addends, ttls, scripts });
+    return this.runLoaded(hits, { kind: 'increment', keys, addends, ttls, scripts, clockMs });
   }
 
   isHealthy(): boolean {
@@ -109,11 +106,11 @@ export class RedisCounterStore implements CounterStore {
     hits: readonly CounterHit[],
     keys: string[],
     addends: number[],
-    algorithms: boolean,
+    scripts: readonly (ScriptSpec | undefined)[] | undefined,
+    clockMs: string | undefined,
   ): Promise<number[]> {
     // A script that only looks answers `after` with the addend in it; GET answers the count before.
-    const scripts = algorithms ? this.scriptCalls(hits, addends, false) : undefined;
-    const counts = await this.runLoaded(hits, { kind: 'get', keys, addends: [], ttls: [], scripts });
+    const counts = await this.runLoaded(hits, { kind: 'get', keys, addends, ttls: [], scripts, clockMs });
     const flagged = hits.map(
       (hit, i) => (counts[i] as number) + (hit.algorithm ? 0 : (addends[i] as number)) > hit.limit,
     );
@@ -121,29 +118,29 @@ export class RedisCounterStore implements CounterStore {
     return addends.map((addend, i) => (flagged[i] ? addend : 0));
   }
 
-  /**
-   * The script calls of a request: per sliding window or token bucket, its arguments, counting
-   * (`count`) or only looking; the time is the server's unless a test clock is set.
-   */
-  private scriptCalls(
-    hits: readonly CounterHit[],
-    addends: readonly number[],
-    count: boolean,
-  ): (ScriptCall | undefined)[] {
-    const now = this.options.scriptClock ? String(this.options.scriptClock()) : '';
-    const flag = count ? '1' : '0';
-    return hits.map((hit, i): ScriptCall | undefined => {
+  /** Per hit, its limit's script, or undefined for a fixed window. */
+  private scriptsOf(hits: readonly CounterHit[]): (ScriptSpec | undefined)[] {
+    const scripts = new Array<ScriptSpec | undefined>(hits.length);
+    for (let i = 0; i < hits.length; i++) {
+      const hit = hits[i] as CounterHit;
       const params = hit.algorithm;
-      if (!params) return undefined;
-      const addend = String(addends[i]);
-      if (params.kind === 'sliding_window') {
-        return { script: SLIDING_WINDOW_SCRIPT, args: [String(params.windowMs), addend, flag, now] };
+      if (!params) continue;
+      let spec = this.scriptSpecs.get(params);
+      // A token bucket's burst is the hit's limit, which belongs to the same limit as its params.
+      if (spec === undefined || (params.kind === 'token_bucket' && spec.fixedArgs[2] !== String(hit.limit))) {
+        spec =
+          params.kind === 'sliding_window'
+            ? scriptSpec(SLIDING_WINDOW_SCRIPT, [String(params.windowMs)])
+            : scriptSpec(TOKEN_BUCKET_SCRIPT, [
+                String(params.windowMs),
+                String(params.rate),
+                String(hit.limit),
+              ]);
+        this.scriptSpecs.set(params, spec);
       }
-      return {
-        script: TOKEN_BUCKET_SCRIPT,
-        args: [String(params.windowMs), String(params.rate), String(hit.limit), addend, flag, now],
-      };
-    });
+      scripts[i] = spec;
+    }
+    return scripts;
   }
 
   /**
@@ -153,29 +150,47 @@ export class RedisCounterStore implements CounterStore {
    */
   private runLoaded(hits: readonly CounterHit[], batch: CommandBatch): Promise<HitResults> {
     if (!batch.scripts) return this.runRouted(hits, batch);
-    return this.runRouted(hits, batch).then((values) => {
-      const missing: number[] = [];
-      for (let i = 0; i < hits.length; i++) if (Number.isNaN(values[i])) missing.push(i);
-      if (missing.length === 0) return values;
-      const retried = subset(batch, missing);
-      return this.runRouted(
-        missing.map((i) => hits[i] as CounterHit),
-        { ...retried, evalText: true },
-      ).then((again) => {
-        missing.forEach((at, j) => {
-          values[at] = again[j] as number;
-          values[hits.length + at] = again[missing.length + j] as number;
-        });
-        return values;
-      });
+    // The common case settles this one promise from the instance's callback: no second promise
+    // and microtask per request for the NOSCRIPT check.
+    return new Promise((resolve, reject) => {
+      const loaded = (values: HitResults) => {
+        if (!anyNotLoaded(values, hits.length)) resolve(values);
+        else this.runMissing(hits, batch, values).then(resolve, reject);
+      };
+      if (this.routesToMain(hits)) this.main.call(batch, loaded, reject);
+      else this.runSplit(this.perSecond as RedisInstance, hits, batch).then(loaded, reject);
     });
+  }
+
+  /** The keys of `values` answered NOSCRIPT, run again by EVAL, merged into `values`. */
+  private runMissing(
+    hits: readonly CounterHit[],
+    batch: CommandBatch,
+    values: HitResults,
+  ): Promise<HitResults> {
+    const missing: number[] = [];
+    for (let i = 0; i < hits.length; i++) if (Number.isNaN(values[i])) missing.push(i);
+    return this.runRouted(
+      missing.map((i) => hits[i] as CounterHit),
+      { ...subset(batch, missing), evalText: true },
+    ).then((again) => {
+      missing.forEach((at, j) => {
+        values[at] = again[j] as number;
+        values[hits.length + at] = again[missing.length + j] as number;
+      });
+      return values;
+    });
+  }
+
+  /** Whether every key goes to the main instance (no per-second instance, or no SECOND key). */
+  private routesToMain(hits: readonly CounterHit[]): boolean {
+    return !this.perSecond || !hits.some((hit) => hit.unit === 'SECOND');
   }
 
   /** Sends SECOND-unit keys to the per-second instance (both at once) and merges the results. */
   private runRouted(hits: readonly CounterHit[], batch: CommandBatch): Promise<HitResults> {
-    const perSecond = this.perSecond;
-    if (!perSecond || !hits.some((hit) => hit.unit === 'SECOND')) return this.main.run(batch);
-    return this.runSplit(perSecond, hits, batch);
+    if (this.routesToMain(hits)) return this.main.run(batch);
+    return this.runSplit(this.perSecond as RedisInstance, hits, batch);
   }
 
   private async runSplit(
@@ -222,6 +237,12 @@ export class RedisCounterStore implements CounterStore {
   }
 }
 
+/** Whether any of the first `count` values is a script key Redis answered NOSCRIPT. */
+function anyNotLoaded(values: HitResults, count: number): boolean {
+  for (let i = 0; i < count; i++) if (Number.isNaN(values[i])) return true;
+  return false;
+}
+
 /** The part of a batch for the keys at `indexes`. */
 function subset(batch: CommandBatch, indexes: readonly number[]): CommandBatch {
   const pick = <T>(values: readonly T[]) => (values.length === 0 ? [] : indexes.map((i) => values[i] as T));
@@ -231,6 +252,7 @@ function subset(batch: CommandBatch, indexes: readonly number[]): CommandBatch {
     addends: pick(batch.addends),
     ttls: pick(batch.ttls),
     scripts: batch.scripts && pick(batch.scripts),
+    clockMs: batch.clockMs,
     evalText: batch.evalText,
   };
 }
