@@ -97,18 +97,6 @@ describe('matching rules', () => {
     assert.equal(match?.statKey, 'm.route_api/*.method');
     assert.deepEqual(match?.sharedValues, ['api/*', undefined]);
   });
-
-  test('the cache key is known at load time only when every entry matched its value exactly', () => {
-    const bodyOf = (...pairs: string[]) => matchDescriptor(domain, entries(...pairs))?.cacheKeyBody;
-    assert.equal(bodyOf('wild=foobar'), 'm_wild_foobar_');
-    assert.equal(bodyOf('wild=foo*'), 'm_wild_foo*_', 'a wildcard asked for by its literal value');
-    assert.equal(bodyOf('wild=foobaz'), undefined, 'matched by a wildcard');
-    assert.equal(bodyOf('wild=zzz'), undefined, 'matched by the key without value');
-    assert.equal(bodyOf('key2=anything'), undefined);
-    assert.equal(bodyOf('nested=x', 'inner=y'), undefined);
-    assert.equal(bodyOf('tenant=acme', 'path=/v1'), undefined, 'value_to_metric: a runtime stat key');
-    assert.equal(bodyOf('detailed=abc'), undefined, 'detailed_metric: a runtime stat key');
-  });
 });
 
 describe('example config of the reference (domain rl) over gRPC', () => {

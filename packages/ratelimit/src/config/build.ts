@@ -32,14 +32,7 @@ export function buildConfig(
       root = newLevel();
       roots.set(doc.domain, root);
     }
-    loadDescriptors(
-      doc.name,
-      { stat: `${doc.domain}.`, cache: `${doc.domain}_` },
-      doc.descriptors,
-      root,
-      rules,
-      store,
-    );
+    loadDescriptors(doc.name, `${doc.domain}.`, doc.descriptors, root, rules, store);
   }
   const domains = new Map([...roots].map(([domain, root]) => [domain, { domain, root }]));
   return { domains, rules };
@@ -49,15 +42,10 @@ function newLevel(): MutableLevel {
   return { byKey: new Map(), compositeKeys: new Set() };
 }
 
-/** The keys of a level's parent: its stat key and the cache key of its exact values, each with its separator. */
-interface ParentKeys {
-  readonly stat: string;
-  readonly cache: string;
-}
-
 function loadDescriptors(
   fileName: string,
-  parent: ParentKeys,
+  /** The parent's stat key with its separator. */
+  parentStatKey: string,
   descriptors: readonly DescriptorConfig[],
   level: MutableLevel,
   rules: RateLimitRule[],
@@ -66,8 +54,7 @@ function loadDescriptors(
   for (const descriptor of descriptors) {
     if (descriptor.key === '') throw new ConfigError(fileName, 'descriptor has empty key');
     const segment = descriptor.value === '' ? descriptor.key : `${descriptor.key}_${descriptor.value}`;
-    const fullKey = flatten(parent.stat + segment);
-    const cacheKeyBody = `${parent.cache}${descriptor.key}_${descriptor.value}_`;
+    const fullKey = flatten(parentStatKey + segment);
     if (level.compositeKeys.has(segment)) {
       throw new ConfigError(fileName, `duplicate descriptor composite key '${fullKey}'`);
     }
@@ -91,14 +78,7 @@ function loadDescriptors(
     let children: MutableLevel | undefined;
     if (descriptor.descriptors.length > 0) {
       children = newLevel();
-      loadDescriptors(
-        fileName,
-        { stat: `${fullKey}.`, cache: cacheKeyBody },
-        descriptor.descriptors,
-        children,
-        rules,
-        store,
-      );
+      loadDescriptors(fileName, `${fullKey}.`, descriptor.descriptors, children, rules, store);
     }
     const node: DescriptorNode = {
       // Flat copies: the parser's slices of the YAML text are slower Map keys and keep the text alive.
@@ -108,12 +88,6 @@ function loadDescriptors(
       prefix: isWildcard ? descriptor.value.slice(0, -1) : undefined,
       rule,
       defaultMatch: rule && { rule, statKey: rule.fullKey, sharedValues: undefined },
-      exactMatch: rule && {
-        rule,
-        statKey: rule.fullKey,
-        sharedValues: undefined,
-        cacheKeyBody: flatten(cacheKeyBody),
-      },
       children,
       detailedMetric: descriptor.detailedMetric,
       valueToMetric: descriptor.valueToMetric,

@@ -15,28 +15,25 @@ enum MatchedBy {
  * Finds the rule for one request descriptor, level by level: the exact value first, then the
  * key's wildcards in config order, then the key without value. A rule counts only when it sits
  * on the last entry; the walk stops at a node without children (so a whitelisted `key=value`
- * never falls back to the default `key`). When every entry matched a value exactly, the match
- * also carries the cache key known at load time.
+ * never falls back to the default `key`).
  */
 export function matchDescriptor(domain: DomainConfig, entries: readonly Entry[]): LimitMatch | undefined {
   let level = domain.root;
   let leaf: DescriptorNode | undefined;
   let runtimeKey = false;
-  let exact = true;
   const last = entries.length - 1;
   for (let i = 0; i <= last; i++) {
     const entry = entries[i] as Entry;
     const found = lookup(level.byKey.get(entry.key), entry.value);
     if (!found) break;
     const node = found.node;
-    if (found.by !== MatchedBy.Value) exact = false;
     if (node.valueToMetric || node.shareThreshold) runtimeKey = true;
     if (i === last && node.rule) leaf = node;
     if (!node.children) break;
     level = node.children;
   }
   if (!leaf) return undefined;
-  if (!runtimeKey && !leaf.detailedMetric) return exact ? leaf.exactMatch : leaf.defaultMatch;
+  if (!runtimeKey && !leaf.detailedMetric) return leaf.defaultMatch;
   return runtimeMatch(domain, entries, leaf);
 }
 

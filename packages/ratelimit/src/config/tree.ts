@@ -82,11 +82,6 @@ export interface DescriptorNode {
   readonly rule: RateLimitRule | undefined;
   /** The match for the common case (no runtime values in the stat key), built once at load time. */
   readonly defaultMatch: LimitMatch | undefined;
-  /**
-   * The common case when, in addition, every entry of the request matched its node's value
-   * exactly: the cache key is then known at load time too, but for its prefix and window.
-   */
-  readonly exactMatch: LimitMatch | undefined;
   readonly children: DescriptorLevel | undefined;
   readonly detailedMetric: boolean;
   readonly valueToMetric: boolean;
@@ -114,9 +109,4 @@ export interface LimitMatch {
    * cache key because it matched a share_threshold rule; undefined when no entry is shared.
    */
   readonly sharedValues: readonly (string | undefined)[] | undefined;
-  /**
-   * `<domain>_<k1>_<v1>_..._<kn>_<vn>_`: the cache key without CACHE_KEY_PREFIX and window start,
-   * set only when the request's entries are the exact values of the rule's path.
-   */
-  readonly cacheKeyBody?: string;
 }

@@ -1,7 +1,14 @@
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, type ClusterOptions } from 'ioredis';
 import type { StoreError } from '../../errors.js';
-import { type CommandBatch, isNoScript, readReply, type ScriptSpec, scriptArgs } from './commands.js';
+import {
+  type CommandBatch,
+  isNoScript,
+  newValues,
+  readReply,
+  type ScriptSpec,
+  scriptArgs,
+} from './commands.js';
 import { GuardedConnector } from './connectors.js';
 import { describeTarget, LinkState, type QueuedBatch, type RedisLink, reconnectDelayMs } from './link.js';
 import type { RedisInstanceSettings } from './settings.js';
@@ -104,7 +111,7 @@ async function sendBatch(client: Cluster, batch: CommandBatch): Promise<number[]
     }
   }
   const settled = await Promise.all(replies);
-  const values: number[] = new Array<number>(keys.length);
+  const values: number[] = newValues(batch);
   for (let i = 0; i < keys.length; i++) {
     const reply = settled[first[i] as number];
     readReply(

@@ -62,6 +62,14 @@ export function scriptArgs(batch: CommandBatch, i: number): string[] {
  */
 export const NOT_LOADED = Number.NaN;
 
+/**
+ * The array a batch's answers are read into (see HitResults): with scripts, room for their reset
+ * times after the counts, so no write lands past its end and grows it.
+ */
+export function newValues(batch: CommandBatch): number[] {
+  return new Array<number>(batch.scripts ? batch.keys.length * 2 : batch.keys.length);
+}
+
 /** Number of Redis commands the batch sends. */
 export function commandCount(batch: CommandBatch): number {
   const { keys, scripts } = batch;

@@ -3,7 +3,15 @@ import { performance } from 'node:perf_hooks';
 import { type ConnectionOptions, connect as connectTls } from 'node:tls';
 import RedisParser from 'redis-parser';
 import type { StoreError } from '../../errors.js';
-import { commandCount, encodeBatch, encodeCommand, readReply, repliesOf, toCount } from './commands.js';
+import {
+  commandCount,
+  encodeBatch,
+  encodeCommand,
+  newValues,
+  readReply,
+  repliesOf,
+  toCount,
+} from './commands.js';
 import { describeTarget, LinkState, type QueuedBatch, type RedisLink, reconnectDelayMs } from './link.js';
 import { askSentinelsForMaster } from './sentinel.js';
 import type { HostPort, RedisInstanceSettings } from './settings.js';
@@ -108,7 +116,7 @@ export class RespConnection implements RedisLink {
         queued: item,
         expected: commandCount(item.batch),
         sentAt,
-        values: new Array<number>(item.batch.keys.length),
+        values: newValues(item.batch),
         received: 0,
         key: 0,
         keyReplies: 0,
