@@ -32,8 +32,9 @@ export async function runH2load(run: H2loadRun): Promise<LoadResult> {
     '-t1',
     `-c${run.clients}`,
     `-m${run.streamsPerClient}`,
-    `-D${run.seconds}`,
-    `--warm-up-time=${run.warmUpSeconds}`,
+    // Milliseconds: h2load reads a bare number as whole seconds only.
+    `-D${Math.round(run.seconds * 1000)}ms`,
+    ...(run.warmUpSeconds > 0 ? [`--warm-up-time=${Math.round(run.warmUpSeconds * 1000)}ms`] : []),
     ...(run.ratePerClient ? [`--rps=${run.ratePerClient}`] : []),
     ...(run.http1 ? ['--h1'] : []),
     '-d',

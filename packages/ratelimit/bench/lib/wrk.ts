@@ -8,7 +8,9 @@ export interface WrkRun {
   /** A Lua script file for the POST (see writePostScript). */
   readonly scriptFile: string;
   readonly connections: number;
+  /** Whole seconds: wrk takes no fraction of a second. */
   readonly seconds: number;
+  /** Whole seconds; 0 for none. */
   readonly warmUpSeconds: number;
 }
 
