@@ -225,9 +225,8 @@ export class RespConnection implements RedisLink {
   private onReply(reply: unknown, error: Error | undefined): void {
     // The rest of a chunk that arrived with the reply that broke the stream.
     if (this.dropping) return;
-    const step = this.handshake.shift();
-    if (step) {
-      this.onHandshakeReply(step, reply, error);
+    if (this.handshake.length > 0) {
+      this.onHandshakeReply(this.handshake.shift() as HandshakeStep, reply, error);
       return;
     }
     const entry = this.inFlight[this.head];
