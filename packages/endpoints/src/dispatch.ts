@@ -1,4 +1,5 @@
 import { bindArguments, type Keywords, newKeywords } from './binding/bind.js';
+import { Deadlines } from './deadlines.js';
 import { CallError } from './errors.js';
 import { type BodyLimits, type ParsedBody, parseBody } from './http/body.js';
 import { RequestContext } from './http/context.js';
@@ -50,10 +51,13 @@ export class Dispatcher {
   readonly #root: RouteNode;
   readonly #settings: Settings;
   readonly #bodyLimits: BodyLimits;
+  /** Request timeouts; null when `requestTimeout` is 0 (off). */
+  readonly #deadlines: Deadlines | null;
 
   constructor(root: RouteNode, settings: Settings) {
     this.#root = root;
     this.#settings = settings;
+    this.#deadlines = settings.requestTimeout === 0 ? null : new Deadlines(settings.requestTimeout);
     this.#bodyLimits = {
       positionals: settings.positionalLimit,
       parts: settings.multipartParts,
@@ -161,25 +165,23 @@ export class Dispatcher {
    * A body still arriving at the timeout is abandoned, so the connection closes after the 503.
    */
   #settle(pending: Promise<Outcome>, context: RequestContext): Promise<Outcome> {
-    const limit = this.#settings.requestTimeout;
-    if (limit === 0) return pending.catch((error: unknown) => this.#fail(error, context));
-    // One promise and one timer, rather than a race of three promises: this runs for every request
-    // with a body.
+    const deadlines = this.#deadlines;
+    if (deadlines === null) return pending.catch((error: unknown) => this.#fail(error, context));
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
+      const deadline = deadlines.start(() => {
         const { method, path } = context.request;
-        const message = `${method} ${path} did not finish within ${limit} ms`;
+        const message = `${method} ${path} did not finish within ${this.#settings.requestTimeout} ms`;
         context.exchange.abandonBody();
         this.#settings.log(`endpoints: ${message}`);
         resolve(renderError(new CallError(503, message), new EndpointResponse(), false));
-      }, limit);
+      });
       pending.then(
         (outcome) => {
-          clearTimeout(timer);
+          deadlines.settle(deadline);
           resolve(outcome);
         },
         (error: unknown) => {
-          clearTimeout(timer);
+          deadlines.settle(deadline);
           resolve(this.#fail(error, context));
         },
       );

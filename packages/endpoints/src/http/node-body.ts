@@ -29,7 +29,17 @@ export class NodeBody {
   /** True when the body was left unread: the answer then closes the connection. */
   abandoned = false;
   readonly #req: IncomingMessage;
-  #stopReading: (() => void) | undefined;
+  #limit = 0;
+  #size = 0;
+  /** A small body arrives in one chunk: it is kept as it is, with no list and no copy. */
+  #first: Buffer | undefined;
+  #chunks: Buffer[] | undefined;
+  #resolve: ((body: Uint8Array) => void) | undefined;
+  #reject: ((error: unknown) => void) | undefined;
+  // Listeners as fields, not named local functions: a bundler keeping names (tsx does) would wrap
+  // each one, on every request.
+  #onData: ((chunk: Buffer) => void) | undefined;
+  #onEnd: (() => void) | undefined;
 
   constructor(req: IncomingMessage) {
     this.#req = req;
@@ -51,42 +61,51 @@ export class NodeBody {
         reject(bodyTooLarge(limit));
         return;
       }
-      let first: Buffer | undefined;
-      let chunks: Buffer[] | undefined;
-      let size = 0;
-      const onData = (chunk: Buffer) => {
-        size += chunk.byteLength;
-        if (size > limit) {
-          this.abandon();
-          reject(bodyTooLarge(limit));
-          return;
-        }
-        // A small body arrives in one chunk: keep it as it is, with no list and no copy.
-        if (first === undefined) first = chunk;
-        else if (chunks === undefined) chunks = [first, chunk];
-        else chunks.push(chunk);
-      };
-      const onEnd = () => {
-        this.#stopReading = undefined;
-        req.off('error', reject);
-        resolve(chunks ? Buffer.concat(chunks, size) : (first ?? Buffer.alloc(0)));
-      };
-      this.#stopReading = () => {
-        req.off('data', onData);
-        req.off('end', onEnd);
-      };
-      req.on('data', onData);
-      req.once('end', onEnd);
+      this.#limit = limit;
+      this.#resolve = resolve;
+      this.#reject = reject;
+      this.#onData = (chunk) => this.#data(chunk);
+      this.#onEnd = () => this.#end();
+      req.on('data', this.#onData);
+      req.once('end', this.#onEnd);
       req.once('error', reject);
     });
+  }
+
+  #data(chunk: Buffer): void {
+    this.#size += chunk.byteLength;
+    if (this.#size > this.#limit) {
+      this.abandon();
+      this.#reject?.(bodyTooLarge(this.#limit));
+      return;
+    }
+    if (this.#first === undefined) this.#first = chunk;
+    else if (this.#chunks === undefined) this.#chunks = [this.#first, chunk];
+    else this.#chunks.push(chunk);
+  }
+
+  #end(): void {
+    // Nothing more will be read: `abandon` now has nothing to stop.
+    this.#onData = undefined;
+    this.#onEnd = undefined;
+    const chunks = this.#chunks;
+    (this.#resolve as (body: Uint8Array) => void)(
+      chunks ? Buffer.concat(chunks, this.#size) : (this.#first ?? Buffer.alloc(0)),
+    );
+  }
+
+  #stopReading(): void {
+    if (this.#onData !== undefined) this.#req.off('data', this.#onData);
+    if (this.#onEnd !== undefined) this.#req.off('end', this.#onEnd);
+    this.#onData = undefined;
+    this.#onEnd = undefined;
   }
 
   /** Stops reading a body that has not ended; the answer then says `Connection: close`. */
   abandon(): void {
     if (this.#req.complete) return;
     this.abandoned = true;
-    this.#stopReading?.();
-    this.#stopReading = undefined;
+    this.#stopReading();
     this.#req.pause();
   }
 }

@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { type TestContext, test } from 'node:test';
+import { Deadlines } from '../src/deadlines.js';
+
+/** A clock the test moves together with Node's mocked setTimeout. */
+function clock(t: TestContext) {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  let now = 1000;
+  return {
+    now: () => now,
+    advance(ms: number) {
+      now += ms;
+      t.mock.timers.tick(ms);
+    },
+  };
+}
+
+test('one timer expires each unsettled deadline when its time comes, and none that settled', (t) => {
+  const time = clock(t);
+  const deadlines = new Deadlines(100, time.now);
+  const expired: string[] = [];
+  const first = deadlines.start(() => expired.push('first'));
+  deadlines.start(() => expired.push('second'));
+  time.advance(40);
+  deadlines.start(() => expired.push('third'));
+  deadlines.settle(first);
+  time.advance(59);
+  assert.deepEqual(expired, []);
+  time.advance(1);
+  assert.deepEqual(expired, ['second']);
+  // The timer fired for the first deadline's time; the third's is 40 ms later, not then.
+  time.advance(39);
+  assert.deepEqual(expired, ['second']);
+  time.advance(1);
+  assert.deepEqual(expired, ['second', 'third']);
+});
+
+test('a deadline started after the earlier ones settled keeps its own time', (t) => {
+  const time = clock(t);
+  const deadlines = new Deadlines(100, time.now);
+  const expired: string[] = [];
+  deadlines.settle(deadlines.start(() => expired.push('settled')));
+  time.advance(50);
+  deadlines.start(() => expired.push('late'));
+  time.advance(50);
+  assert.deepEqual(expired, []);
+  time.advance(50);
+  assert.deepEqual(expired, ['late']);
+  time.advance(500);
+  assert.deepEqual(expired, ['late']);
+});
