@@ -3,7 +3,7 @@
  * module cache is cold. Usage: tsx bench/discovery.ts <prefix dir>; prints one JSON line.
  */
 import { performance } from 'node:perf_hooks';
-import { createApp } from '../src/index.js';
+import { createApp } from '@platform/endpoints';
 
 const prefix = process.argv[2];
 if (!prefix) throw new Error('usage: discovery.ts <prefix dir>');

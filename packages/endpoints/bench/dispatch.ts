@@ -3,13 +3,14 @@
  * benchmark's controllers and routes, with minimal requests and a response that discards what it
  * is given. Used to weigh changes to the hot path (`node --cpu-prof --import tsx bench/dispatch.ts`
  * profiles it); the comparison with other frameworks is `npm run bench`. Usage:
- * `npx tsx bench/dispatch.ts [path…]`; prints the lowest CPU nanoseconds per request of a few batches, per
- * route (CPU time, not wall time, so neighbours on a shared machine disturb it less).
+ * `npm run build && npx tsx bench/dispatch.ts [path…]` (it measures the built package); prints the
+ * lowest CPU nanoseconds per request of a few batches, per route (CPU time, not wall time, so
+ * neighbours on a shared machine disturb it less).
  */
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { createApp } from '../src/index.js';
+import { createApp } from '@platform/endpoints';
 import { ROUTES } from './measure.js';
 import { routeLabel } from './report.js';
 

@@ -6,7 +6,7 @@
  * Usage: tsx bench/openapi.ts <prefix dir>; prints one JSON line.
  */
 import { performance } from 'node:perf_hooks';
-import { createApp } from '../src/index.js';
+import { createApp } from '@platform/endpoints';
 
 const WARM_CALLS = 5;
 

@@ -105,7 +105,7 @@ async function measureThroughput(): Promise<Samples> {
  */
 async function measureDiscovery(extension: 'ts' | 'js', cold: boolean): Promise<number> {
   const dir = join(packageRoot, '.tmp', `bench-discovery-${extension}`);
-  generateControllers(dir, MODULES, extension, join(packageRoot, 'src', 'index.js'));
+  generateControllers(dir, MODULES, extension, join(packageRoot, 'dist', 'src', 'index.js'));
   const env = cold ? { ...process.env, TSX_DISABLE_CACHE: '1' } : process.env;
   let best = Number.POSITIVE_INFINITY;
   for (let run = 0; run < DISCOVERY_RUNS; run += 1) {
@@ -127,7 +127,7 @@ async function measureDiscovery(extension: 'ts' | 'js', cold: boolean): Promise<
  */
 async function measureOpenapi(): Promise<OpenapiTimes> {
   const dir = join(packageRoot, '.tmp', 'bench-discovery-ts');
-  generateControllers(dir, MODULES, 'ts', join(packageRoot, 'src', 'index.js'));
+  generateControllers(dir, MODULES, 'ts', join(packageRoot, 'dist', 'src', 'index.js'));
   const runs: OpenapiTimes[] = [];
   for (let run = 0; run < DISCOVERY_RUNS; run += 1) {
     const { stdout } = await promisify(execFile)(process.execPath, [

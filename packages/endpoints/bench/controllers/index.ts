@@ -1,4 +1,4 @@
-import { Controller } from '../../src/index.js';
+import { Controller } from '@platform/endpoints';
 
 /** `GET /` → {"hello":"world"}. */
 export class Default extends Controller {

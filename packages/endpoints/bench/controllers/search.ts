@@ -1,4 +1,4 @@
-import { Controller } from '../../src/index.js';
+import { Controller } from '@platform/endpoints';
 
 /** `GET /search?q=books&page=2&size=10`: query keywords, two of them cast to numbers. */
 export class Default extends Controller {

@@ -1,4 +1,4 @@
-import { CallError, Controller } from '../../src/index.js';
+import { CallError, Controller } from '@platform/endpoints';
 
 /**
  * `GET /users/42/posts/7`: the two ids arrive as positionals around the literal `posts` segment.

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { createApp } from '../../src/index.js';
+import { createApp } from '@platform/endpoints';
 import { announce } from './ready.js';
 
 /** Ours through the Node interface: `http.createServer(app.listener)`. */

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
+import { createApp } from '@platform/endpoints';
 import { FastResponse, serve } from 'srvx';
-import { createApp } from '../../src/index.js';
 import { announce } from './ready.js';
 
 /**
