@@ -28,9 +28,10 @@ import { ReservationsRepository } from './modules/reservations/reservations.repo
 import { ReservationsService } from './modules/reservations/reservations.service.js';
 import { meHandlers } from './modules/users/me.handler.js';
 import { UsersRepository } from './modules/users/users.repository.js';
-import { pageAssets } from './pages/assets.js';
 import { failOpenReporter, perUserRateLimit } from './rate-limit/per-user-hook.js';
 import { createDecider, UserRateLimit } from './rate-limit/user-rate-limit.js';
+import { pageAssets } from './web/assets.js';
+import { webFront } from './web/plugin.js';
 
 export interface AppOptions {
   config: Config;
@@ -118,9 +119,18 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
     oidc: new OidcClient(config.oidcProviders),
     users,
     publicBaseUrl: config.publicBaseUrl,
+    pagePolicy: headers.usePagePolicy,
   });
   await app.register(pageAssets);
   await app.register(apiDocs);
+  const rateLimit = userRateLimitHook(app, config, now);
+  await app.register(webFront, {
+    books: booksService,
+    reservations: reservationsService,
+    users,
+    rateLimit,
+    pagePolicy: headers.usePagePolicy,
+  });
   await contractRoutes(
     app,
     {
@@ -128,7 +138,7 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
       ...reservationsHandlers(reservationsService, config.publicBaseUrl),
       ...meHandlers(config.publicBaseUrl),
     },
-    userRateLimitHook(app, config, now),
+    rateLimit,
   );
   return app;
 }

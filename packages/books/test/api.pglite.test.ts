@@ -10,6 +10,7 @@ import { reservationLifecycleSuite } from './suites/reservations.js';
 import { searchSuite } from './suites/search.js';
 import { sessionsAndCsrfSuite } from './suites/sessions.js';
 import { validationSuite } from './suites/validation.js';
+import { webPagesSuite } from './suites/web-pages.js';
 import { workflowSuite } from './suites/workflow.js';
 
 accessMatrixSuite('pglite');
@@ -25,3 +26,4 @@ workflowSuite('pglite');
 searchSuite('pglite');
 contractFuzzSuite('pglite');
 actuatorSuite('pglite');
+webPagesSuite('pglite');

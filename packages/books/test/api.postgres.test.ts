@@ -10,6 +10,7 @@ import { reservationLifecycleSuite } from './suites/reservations.js';
 import { searchSuite } from './suites/search.js';
 import { sessionsAndCsrfSuite } from './suites/sessions.js';
 import { validationSuite } from './suites/validation.js';
+import { webPagesSuite } from './suites/web-pages.js';
 import { workflowSuite } from './suites/workflow.js';
 import { postgresSkip } from './support/service.js';
 
@@ -27,3 +28,4 @@ workflowSuite('postgres', skip);
 searchSuite('postgres', skip);
 contractFuzzSuite('postgres', skip);
 actuatorSuite('postgres', skip);
+webPagesSuite('postgres', skip);

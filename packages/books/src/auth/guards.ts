@@ -44,7 +44,11 @@ function requiredRoles(requirement: SecurityRequirement): Role[] {
  * public operation; otherwise a session is needed (401, or 302 to /login for browsers) and, when the
  * requirement lists roles, one of them (403). Ownership is checked later, by the services.
  */
-export function guardFor(requirements: SecurityRequirement[]): onRequestAsyncHookHandler | undefined {
+export function guardFor(
+  requirements: SecurityRequirement[],
+  /** Where the browser returns after signing in; a form post returns to the page that showed the form. */
+  savedUrl: (request: FastifyRequest) => string = (request) => request.url,
+): onRequestAsyncHookHandler | undefined {
   const sessionRequirements = requirements.filter((requirement) => SESSION_SCHEME in requirement);
   if (sessionRequirements.length === 0) return undefined;
   const roleAlternatives = sessionRequirements.map(requiredRoles);
@@ -52,7 +56,7 @@ export function guardFor(requirements: SecurityRequirement[]): onRequestAsyncHoo
     const user = request.user;
     if (user === null) {
       if (prefersHtml(request)) {
-        await request.server.sessions.saveUrl(request, reply, request.url);
+        await request.server.sessions.saveUrl(request, reply, savedUrl(request));
         return reply.redirect(LOGIN_PATH, 302);
       }
       throw new AppError(

@@ -80,14 +80,14 @@ const LOCATIONS: Record<string, FieldError['location']> = {
   headers: 'header',
 };
 
-interface AjvIssue {
+export interface AjvIssue {
   instancePath: string;
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
 }
 
-function fieldErrors(context: string | undefined, issues: AjvIssue[]): FieldError[] {
+export function fieldErrors(context: string | undefined, issues: AjvIssue[]): FieldError[] {
   const location = LOCATIONS[context ?? 'body'] ?? 'body';
   return issues.map((issue) => {
     const path = issue.instancePath.replace(/^\//, '').replaceAll('/', '.');
@@ -103,36 +103,46 @@ function fieldErrors(context: string | undefined, issues: AjvIssue[]): FieldErro
   });
 }
 
-/** Every error leaves as RFC 9457 problem details; 5xx details stay in the log, never in the response. */
-export function problemErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+/** What an error means to the caller: status, stable code, message, and the invalid fields if any. */
+export interface Failure {
+  status: number;
+  code: string;
+  detail: string;
+  errors?: FieldError[];
+}
+
+/**
+ * The one mapping of errors to statuses and codes, rendered as problem details for API callers and as
+ * a page for browsers (src/web). A 5xx carries no internals: the log has them under the request id.
+ */
+export function describeFailure(error: FastifyError, request: FastifyRequest): Failure {
   if (error instanceof AppError) {
-    return sendProblem(request, reply, STATUS_BY_KIND[error.kind], error.code, error.message);
+    return { status: STATUS_BY_KIND[error.kind], code: error.code, detail: error.message };
   }
   if (error.validation) {
     const errors = fieldErrors(error.validationContext, error.validation as AjvIssue[]);
     const noun = errors.length === 1 ? 'field' : 'fields';
-    return sendProblem(
-      request,
-      reply,
-      400,
-      'VALIDATION_FAILED',
-      `The request has ${errors.length} invalid ${noun}.`,
+    return {
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      detail: `The request has ${errors.length} invalid ${noun}.`,
       errors,
-    );
+    };
   }
   const status = error.statusCode ?? 500;
-  if (status >= 400 && status < 500) {
-    const problem = frameworkProblem(error, status);
-    return sendProblem(request, reply, problem.status, problem.code, problem.detail);
-  }
+  if (status >= 400 && status < 500) return frameworkProblem(error, status);
   request.log.error({ err: error }, 'request failed');
-  return sendProblem(
-    request,
-    reply,
-    500,
-    'INTERNAL_ERROR',
-    `An unexpected error occurred; the service log has the details under request id ${request.id}.`,
-  );
+  return {
+    status: 500,
+    code: 'INTERNAL_ERROR',
+    detail: `An unexpected error occurred; the service log has the details under request id ${request.id}.`,
+  };
+}
+
+/** Every error leaves as RFC 9457 problem details. */
+export function problemErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const { status, code, detail, errors } = describeFailure(error, request);
+  return sendProblem(request, reply, status, code, detail, errors);
 }
 
 /**

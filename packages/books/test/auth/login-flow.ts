@@ -27,8 +27,8 @@ export function loginFlowSuite(driver: Driver, skip: false | string = false) {
       const browser = new CookieBrowser();
       const callback = await env.login(browser, username);
       assert.equal(callback.status, 302);
-      // Nothing was saved before this login: the service has no home page, so Swagger UI it is.
-      assert.equal(callback.headers.get('location'), `${env.app}/swagger-ui.html`);
+      // Nothing was saved before this login: the web front's home page.
+      assert.equal(callback.headers.get('location'), `${env.app}/`);
       return browser;
     }
 
@@ -44,7 +44,10 @@ export function loginFlowSuite(driver: Driver, skip: false | string = false) {
       const response = await fetch(`${env.app}/login`);
       assert.equal(response.status, 200);
       assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
-      assert.match(await response.text(), /<a href="\/oauth2\/authorization\/dev">Development sign-in<\/a>/);
+      assert.match(
+        await response.text(),
+        /<a class="button" href="\/oauth2\/authorization\/dev">Development sign-in<\/a>/,
+      );
     });
 
     test('redirects, PKCE, cookies: a browser goes from a protected page through the provider and back', async () => {

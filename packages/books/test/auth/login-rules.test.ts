@@ -9,7 +9,7 @@ describe('safeReturnTo', () => {
     assert.equal(safeReturnTo('/swagger-ui.html#/books'), '/swagger-ui.html#/books');
   });
 
-  test('falls back to Swagger UI for anything that could leave the origin or is not a string', () => {
+  test('falls back to the home page for anything that could leave the origin or is not a string', () => {
     for (const raw of [
       '//evil.example/x',
       '/\\evil.example',
@@ -20,9 +20,9 @@ describe('safeReturnTo', () => {
       42,
       undefined,
     ]) {
-      assert.equal(safeReturnTo(raw), '/swagger-ui.html', String(raw));
+      assert.equal(safeReturnTo(raw), '/', String(raw));
     }
-    assert.equal(safeReturnTo(`/${'a'.repeat(3000)}`), '/swagger-ui.html');
+    assert.equal(safeReturnTo(`/${'a'.repeat(3000)}`), '/');
   });
 });
 
@@ -35,7 +35,7 @@ describe('loginPage', () => {
       ],
       loggedOut: true,
     });
-    assert.match(html, /<a href="\/oauth2\/authorization\/dev">Development sign-in<\/a>/);
+    assert.match(html, /<a class="button" href="\/oauth2\/authorization\/dev">Development sign-in<\/a>/);
     assert.match(html, /&#60;script&#62;x&#60;\/script&#62;/);
     assert.doesNotMatch(html, /<script>/);
     assert.match(html, /You have been signed out/);

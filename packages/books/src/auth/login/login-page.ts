@@ -1,6 +1,6 @@
-import { htmlPage } from '../../pages/layout.js';
+import { html } from '../../web/html.js';
+import { htmlPage, type Viewer } from '../../web/layout.js';
 import type { OidcProviderSummary } from '../oidc/client.js';
-import { escapeHtml } from './html.js';
 
 export interface LoginPageState {
   providers: readonly OidcProviderSummary[];
@@ -9,25 +9,24 @@ export interface LoginPageState {
   /** A login attempt failed; shown as is (already user-facing). */
   error?: string | undefined;
   /** Who is signed in already, if anyone (the page then offers signing out too). */
-  signedInAs?: string | undefined;
+  viewer?: Viewer | undefined;
 }
 
 /** `GET /login`: one link per provider, like Spring Security's generated login page. */
 export function loginPage(state: LoginPageState): string {
-  const links = state.providers
-    .map(
-      (p) => `<li><a href="/oauth2/authorization/${encodeURIComponent(p.id)}">${escapeHtml(p.name)}</a></li>`,
-    )
-    .join('');
-  const notice = state.loggedOut ? '<p role="status">You have been signed out.</p>' : '';
-  const error = state.error ? `<p role="alert">${escapeHtml(state.error)}</p>` : '';
-  const body =
+  const links = state.providers.map(
+    (p) =>
+      html`<li><a class="button" href="/oauth2/authorization/${encodeURIComponent(p.id)}">${p.name}</a></li>`,
+  );
+  const providers =
     state.providers.length > 0
-      ? `<ul>${links}</ul>`
-      : '<p>No login provider is configured (OIDC_PROVIDERS).</p>';
+      ? html`<p>Sign in with:</p><ul class="providers">${links}</ul>`
+      : html`<p>No login provider is configured (OIDC_PROVIDERS).</p>`;
   return htmlPage({
-    title: 'Sign in: book collection',
-    signedInAs: state.signedInAs,
-    body: `<h1>Sign in to the book collection</h1>${notice}${error}<p>Sign in with:</p>${body}`,
+    title: 'Sign in',
+    viewer: state.viewer,
+    flash: state.loggedOut ? { kind: 'success', text: 'You have been signed out.' } : undefined,
+    body: html`<section class="card narrow"><h1>Sign in to the book collection</h1>
+${state.error && html`<p class="flash flash-error" role="alert">${state.error}</p>`}${providers}</section>`,
   });
 }

@@ -1,13 +1,10 @@
-/**
- * Where a login without a saved URL lands: the service has no home page, and Swagger UI is where a
- * signed-in person can try the API.
- */
-const fallback = '/swagger-ui.html';
+/** Where a login without a saved URL lands: the home page of the web front. */
+const fallback = '/';
 
 /**
  * The URL to land on after login, as saved before the redirect to the provider. Only a path on this
  * service is followed: anything that could leave the origin (`//host`, `/\host`, `https://…`) or
- * carries control characters falls back to Swagger UI, so the login cannot be turned into an open redirect.
+ * carries control characters falls back to the home page, so the login cannot be turned into an open redirect.
  */
 export function safeReturnTo(raw: unknown): string {
   if (typeof raw !== 'string' || raw.length > 2048) return fallback;

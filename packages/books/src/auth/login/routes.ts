@@ -1,9 +1,11 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import { baseUrlOf } from '../../http/links.js';
 import { sendProblem } from '../../http/problem.js';
 import type { UsersRepository } from '../../modules/users/users.repository.js';
-import { LOGOUT_PATH } from '../../pages/layout.js';
+import { pageErrorHandler } from '../../web/errors.js';
+import { LOGOUT_PATH } from '../../web/layout.js';
+import { viewerOf } from '../../web/viewer.js';
 import { checkCsrfFormField, maskCsrfToken } from '../csrf.js';
 import { LOGIN_PATH, prefersHtml } from '../guards.js';
 import type { OidcClient, PendingAuthorization } from '../oidc/client.js';
@@ -29,6 +31,8 @@ export interface LoginRoutesOptions {
   /** Records each login (upsert by issuer and subject). */
   users: UsersRepository;
   publicBaseUrl: string | undefined;
+  /** Sets the pages' Content-Security-Policy (the login and logout pages are pages of the service). */
+  pagePolicy: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 }
 
 // Failures of a login attempt: the browser's attempt is void (401), except when the provider itself
@@ -38,9 +42,6 @@ const STATUS_BY_OIDC_CODE: Partial<Record<OidcError['code'], number>> = {
   OIDC_DISCOVERY_FAILED: 502,
   OIDC_USERINFO_FAILED: 502,
 };
-
-const displayName = (request: FastifyRequest) =>
-  request.user === null ? undefined : (request.user.name ?? request.user.email ?? request.user.id);
 
 /** Form bodies are read only here, for the logout form; API routes keep refusing them (415). */
 const FORM_BODY_LIMIT = 4096;
@@ -68,22 +69,25 @@ function loginFailure(request: FastifyRequest, reply: FastifyReply, error: OidcE
  */
 export async function loginRoutes(
   app: FastifyInstance,
-  { oidc, users, publicBaseUrl, recordLogin }: LoginRoutesOptions,
+  { oidc, users, publicBaseUrl, recordLogin, pagePolicy }: LoginRoutesOptions,
 ) {
+  app.addHook('onRequest', pagePolicy);
+  // Anything else (an expired sign-out form, 404 of a provider) as the pages show errors to browsers,
+  // problem details to everyone else.
+  const otherFailure = pageErrorHandler(pagePolicy);
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof OidcError) {
       recordLogin('failure');
       return loginFailure(request, reply, error, oidc);
     }
-    // Everything else goes to the service's problem+json handler.
-    throw error;
+    return otherFailure(error as FastifyError, request, reply);
   });
 
   app.get<{ Querystring: Record<string, string | undefined> }>(LOGIN_PATH, async (request, reply) => {
     const page = loginPage({
       providers: oidc.providers(),
       loggedOut: 'logout' in request.query,
-      signedInAs: displayName(request),
+      viewer: viewerOf(request),
     });
     return reply.type('text/html; charset=utf-8').send(page);
   });
@@ -91,7 +95,7 @@ export async function loginRoutes(
   app.get(LOGOUT_PATH, async (request, reply) =>
     reply
       .type('text/html; charset=utf-8')
-      .send(logoutPage(maskCsrfToken(request.csrfToken), displayName(request))),
+      .send(logoutPage(maskCsrfToken(request.csrfToken), viewerOf(request))),
   );
 
   app.addContentTypeParser(

@@ -119,6 +119,16 @@ export class BooksRepository {
     return this.findIn(this.db, id, callerId);
   }
 
+  /** The books with these ids, in no particular order (missing ones are left out). */
+  async findByIds(ids: readonly string[], callerId: string): Promise<Book[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.query<BookRow>(
+      `select ${COLUMNS}, ${heldByCallerSql('books', '$2')} from books where id = any($1::uuid[])`,
+      [[...ids], callerId],
+    );
+    return rows.map(bookFromRow);
+  }
+
   private async findIn(db: Queryable, id: string, callerId: string): Promise<Book | undefined> {
     const [row] = await db.query<BookRow>(
       `select ${COLUMNS}, ${heldByCallerSql('books', '$2')} from books where id = $1`,

@@ -40,6 +40,13 @@ export class BooksService {
     return book;
   }
 
+  /** The books with these ids (a list page naming the books of its rows); a deleted one is left out. */
+  async getMany(caller: User, ids: readonly string[]): Promise<Map<string, Book>> {
+    await this.expireOverdue();
+    const books = await this.books.findByIds([...new Set(ids)], caller.id);
+    return new Map(books.map((book) => [book.id, book]));
+  }
+
   /** `expectedVersion`: write only while the book is at this version (an If-Match compared with it). */
   async update(caller: User, id: string, fields: BookFields, expectedVersion?: number): Promise<Book> {
     const result = await this.books.update(id, fields, caller.id, new Date(this.clock()), expectedVersion);

@@ -28,6 +28,8 @@ export type ReservationSortProperty = SortPropertyOf<Schemas['ReservationSortOrd
 
 export interface ReservationFilter {
   userId?: string;
+  /** Only this book's reservations (the web front's book page; the API does not offer it). */
+  bookId?: string;
   status?: ReservationStatus;
 }
 

@@ -214,6 +214,10 @@ export class ReservationsRepository {
       params.push(filter.userId);
       conditions.push(`r.user_id = $${params.length}`);
     }
+    if (filter.bookId !== undefined) {
+      params.push(filter.bookId);
+      conditions.push(`r.book_id = $${params.length}`);
+    }
     if (filter.status !== undefined) {
       params.push(filter.status);
       conditions.push(`r.status = $${params.length}`);

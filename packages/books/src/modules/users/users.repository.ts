@@ -79,4 +79,14 @@ export class UsersRepository {
     const [row] = await this.db.query<UserRow>(`select ${USER_COLUMNS} from users where id = $1`, [id]);
     return row === undefined ? undefined : userFromRow(row);
   }
+
+  /** The users with these ids (for pages that name the people behind a list of reservations). */
+  async findByIds(ids: readonly string[]): Promise<User[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.query<UserRow>(
+      `select ${USER_COLUMNS} from users where id = any($1::uuid[])`,
+      [[...ids]],
+    );
+    return rows.map(userFromRow);
+  }
 }

@@ -1,0 +1,41 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { BooksService } from '../modules/books/books.service.js';
+import type { ReservationsService } from '../modules/reservations/reservations.service.js';
+import type { UsersRepository } from '../modules/users/users.repository.js';
+import { pageErrorHandler } from './errors.js';
+import { acceptForms } from './forms.js';
+import { pageRoutes } from './page-route.js';
+import { adminBookRoutes } from './routes/admin-books.js';
+import { catalogueRoutes } from './routes/catalogue.js';
+import { render } from './routes/context.js';
+import { reservationRoutes } from './routes/reservations.js';
+
+export interface WebFrontOptions {
+  books: BooksService;
+  reservations: ReservationsService;
+  users: UsersRepository;
+  /** The per-user rate limit of the API (undefined when it is off): pages count like API calls. */
+  rateLimit: onRequestAsyncHookHandler | undefined;
+  /** Sets the pages' Content-Security-Policy. */
+  pagePolicy: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+}
+
+/**
+ * The web front: server-rendered pages over the same services (and the same contract rules) as the
+ * API. Encapsulated, so its form parser, page CSP and HTML error pages stay its own.
+ */
+export async function webFront(app: FastifyInstance, options: WebFrontOptions): Promise<void> {
+  app.addHook('onRequest', options.pagePolicy);
+  app.setErrorHandler(pageErrorHandler(options.pagePolicy));
+  acceptForms(app);
+  const context = {
+    page: pageRoutes(app, options.rateLimit),
+    books: options.books,
+    reservations: options.reservations,
+    users: options.users,
+    render,
+  };
+  catalogueRoutes(context);
+  reservationRoutes(context);
+  adminBookRoutes(context);
+}

@@ -1,0 +1,46 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { BooksService } from '../../modules/books/books.service.js';
+import type { ReservationsService } from '../../modules/reservations/reservations.service.js';
+import type { UsersRepository } from '../../modules/users/users.repository.js';
+import type { SafeHtml } from '../html.js';
+import { type Flash, htmlPage, type Viewer } from '../layout.js';
+import type { pageRoutes } from '../page-route.js';
+import { viewerOf } from '../viewer.js';
+
+export interface PageContent {
+  title: string;
+  body: SafeHtml;
+  flash?: Flash | undefined;
+  current?: string;
+  status?: number;
+}
+
+export interface Render {
+  (request: FastifyRequest, reply: FastifyReply, content: PageContent): FastifyReply;
+  /** The signed-in viewer of a guarded page. */
+  viewer(request: FastifyRequest): Viewer;
+}
+
+/** What every group of pages is given: the route registrar, the services the API uses, and the layout. */
+export interface WebContext {
+  page: ReturnType<typeof pageRoutes>;
+  books: BooksService;
+  reservations: ReservationsService;
+  users: UsersRepository;
+  render: Render;
+}
+
+function viewer(request: FastifyRequest): Viewer {
+  const found = viewerOf(request);
+  if (found === undefined) throw new Error('a guarded page was reached without a signed-in user');
+  return found;
+}
+
+export const render: Render = Object.assign(
+  (request: FastifyRequest, reply: FastifyReply, { title, body, flash, current, status }: PageContent) =>
+    reply
+      .code(status ?? 200)
+      .type('text/html; charset=utf-8')
+      .send(htmlPage({ title, body, flash, viewer: viewer(request), ...(current ? { current } : {}) })),
+  { viewer },
+);

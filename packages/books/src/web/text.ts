@@ -1,0 +1,35 @@
+import type { Book } from '../modules/books/book.js';
+import type { Reservation, ReservationStatus } from '../modules/reservations/reservation.js';
+
+/** "2 of 3 available", with ", 3 waiting" while there is a queue. */
+export function availability(book: Pick<Book, 'available' | 'copies' | 'waiting'>): string {
+  const free = `${book.available} of ${book.copies} available`;
+  return book.waiting > 0 ? `${free}, ${book.waiting} waiting` : free;
+}
+
+/** A moment as people read it, in UTC (the service has no idea of the reader's time zone). */
+export function when(date: Date): string {
+  return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+const STATUS_WORDS: Record<ReservationStatus, string> = {
+  WAITING: 'Waiting',
+  READY: 'Ready for pickup',
+  COLLECTED: 'Collected',
+  RETURNED: 'Returned',
+  CANCELLED: 'Cancelled',
+  EXPIRED: 'Expired',
+};
+
+export const statusWords = (status: ReservationStatus) => STATUS_WORDS[status];
+
+/** What the reservation means for its holder now: the queue position or the pickup deadline. */
+export function reservationDetail(reservation: Reservation): string | undefined {
+  if (reservation.status === 'WAITING' && reservation.queuePosition !== null) {
+    return `number ${reservation.queuePosition} in the queue`;
+  }
+  if (reservation.status === 'READY' && reservation.pickupDeadline !== null) {
+    return `pick it up by ${when(reservation.pickupDeadline)}`;
+  }
+  return undefined;
+}

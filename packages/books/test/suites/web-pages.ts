@@ -1,0 +1,352 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ApiClient } from '../support/client.js';
+import { createBook, reserve } from '../support/fixtures-api.js';
+import { type Driver, startTestService, type TestService } from '../support/service.js';
+import { createTestSession, type TestSession } from '../support/test-sessions.js';
+
+const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+const XSS_TITLE = '<script>alert(1)</script>';
+const XSS_AUTHOR = '"><img src=x onerror=alert(2)>';
+const ESCAPED_TITLE = '&#60;script&#62;alert(1)&#60;/script&#62;';
+
+interface Page {
+  status: number;
+  location: string | null;
+  contentType: string;
+  html: string;
+}
+
+/** A browser without a browser: pages with a browser's Accept, forms posted with the page's own token. */
+class PageClient {
+  constructor(
+    private readonly base: string,
+    readonly session: TestSession | undefined,
+  ) {}
+
+  private async send(path: string, init: RequestInit): Promise<Page> {
+    const headers = new Headers(init.headers);
+    if (!headers.has('accept')) headers.set('accept', BROWSER_ACCEPT);
+    if (this.session !== undefined) headers.set('cookie', this.session.cookie);
+    const response = await fetch(`${this.base}${path}`, { ...init, headers, redirect: 'manual' });
+    return {
+      status: response.status,
+      location: response.headers.get('location'),
+      contentType: response.headers.get('content-type') ?? '',
+      html: await response.text(),
+    };
+  }
+
+  get(path: string, accept?: string): Promise<Page> {
+    return this.send(path, accept === undefined ? {} : { headers: { accept } });
+  }
+
+  /** Posts the form whose action is `action` on `page` (its hidden fields and `fields`). */
+  post(page: Page, action: string, fields: Record<string, string> = {}): Promise<Page> {
+    const forms = [...page.html.matchAll(/<form method="post" action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/g)];
+    const form = forms.find((match) => match[1] === action);
+    assert.ok(form, `the page has a form posting to ${action}`);
+    // What a browser would send: every named input with its value, and every textarea's text.
+    const body = new URLSearchParams();
+    const markup = form[2] ?? '';
+    for (const [input = ''] of markup.matchAll(/<input [^>]*>/g)) {
+      const name = /name="([^"]+)"/.exec(input)?.[1];
+      if (name !== undefined) body.set(name, unescapeHtml(/value="([^"]*)"/.exec(input)?.[1] ?? ''));
+    }
+    for (const [, name = '', value = ''] of markup.matchAll(
+      /<textarea[^>]*name="([^"]+)"[^>]*>([^<]*)<\/textarea>/g,
+    )) {
+      body.set(name, unescapeHtml(value));
+    }
+    for (const [name, value] of Object.entries(fields)) body.set(name, value);
+    return this.postRaw(action, body.toString());
+  }
+
+  postRaw(action: string, body: string): Promise<Page> {
+    return this.send(action, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+    });
+  }
+}
+
+const unescapeHtml = (value: string) =>
+  value.replace(/&#(\d+);/g, (_match, code: string) => String.fromCharCode(Number(code)));
+const flashOf = (page: Page) =>
+  /<p class="flash flash-(\w+)" role="\w+">([^<]*)<\/p>/.exec(page.html)?.slice(1);
+const text = (html: string) => html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+
+export function webPagesSuite(driver: Driver, skip: false | string = false) {
+  describe(`web front pages (${driver})`, { skip }, () => {
+    let service: TestService;
+    let api: ApiClient;
+    let admin: TestSession;
+    let alice: PageClient;
+    let bob: PageClient;
+    let adminPages: PageClient;
+
+    before(async () => {
+      service = await startTestService(driver);
+      api = new ApiClient(service.url);
+      admin = await createTestSession(service, { role: 'ROLE_ADMIN', name: 'Ada Admin' });
+      adminPages = new PageClient(service.url, admin);
+      alice = new PageClient(service.url, await createTestSession(service, { name: 'Alice Reader' }));
+      bob = new PageClient(service.url, await createTestSession(service, { name: 'Bob <b>Reader</b>' }));
+    });
+    after(() => service?.close());
+
+    test('anonymous browsers are sent to sign in and come back; API clients get 401 problem details', async () => {
+      const book = await createBook(api, admin);
+      const anonymous = new PageClient(service.url, undefined);
+      for (const path of [
+        '/',
+        '/?q=dune',
+        `/web/books/${book.id}`,
+        '/web/reservations',
+        '/web/admin/books/new',
+      ]) {
+        const browser = await anonymous.get(path);
+        assert.equal(browser.status, 302, path);
+        assert.equal(browser.location, '/login', path);
+        for (const accept of ['application/json', '*/*']) {
+          const script = await anonymous.get(path, accept);
+          assert.equal(script.status, 401, `${path} ${accept}`);
+          assert.match(script.contentType, /^application\/problem\+json/);
+          assert.equal((JSON.parse(script.html) as { code: string }).code, 'UNAUTHENTICATED');
+        }
+      }
+      const response = await fetch(`${service.url}/web/reservations`, {
+        headers: { accept: BROWSER_ACCEPT },
+        redirect: 'manual',
+      });
+      const saved = response.headers
+        .getSetCookie()
+        .find((line) => line.startsWith('REDIRECT_URI='))
+        ?.split(';')[0]
+        ?.slice('REDIRECT_URI='.length);
+      assert.equal(Buffer.from(saved ?? '', 'base64url').toString(), '/web/reservations');
+    });
+
+    test('the home page lists books with availability, searches with q, sorts and pages through links', async () => {
+      const suffix = `${Date.now()}`;
+      const scarce = await createBook(api, admin, { title: `Kestrel ${suffix}`, copies: 1 });
+      await createBook(api, admin, { title: `Kestrel plenty ${suffix}`, copies: 3 });
+      await reserve(api, await createTestSession(service), scarce.id);
+      await reserve(api, await createTestSession(service), scarce.id);
+      const found = await alice.get(`/?q=${encodeURIComponent(`kestrel ${suffix}`)}`);
+      assert.equal(found.status, 200);
+      assert.match(found.contentType, /^text\/html/);
+      assert.match(found.html, /<label for="q">Search<\/label>/);
+      assert.match(text(found.html), /2 books match/);
+      assert.match(
+        text(found.html),
+        new RegExp(`Kestrel ${suffix} by Frank Herbert 0 of 1 available, 1 waiting`),
+      );
+      assert.match(text(found.html), /3 of 3 available/);
+      assert.match(found.html, /<header class="site">/);
+      assert.match(text(found.html), /Signed in as Alice Reader/);
+      assert.match(found.html, /<a href="\/web\/reservations">My reservations<\/a>/);
+      assert.match(found.html, /<a href="\/swagger-ui.html">API docs<\/a>/);
+      assert.match(found.html, /<button type="submit" class="link">Sign out<\/button>/);
+      assert.doesNotMatch(found.html, /All reservations/, 'no admin links for a user');
+
+      // An empty search box is no search; an invalid one is a page saying why, not JSON.
+      const all = await alice.get('/?q=');
+      assert.equal(all.status, 200);
+      const invalid = await alice.get('/?page=-1');
+      assert.equal(invalid.status, 400);
+      assert.match(invalid.contentType, /^text\/html/);
+      assert.match(text(invalid.html), /page must be at least 0/);
+
+      for (let i = 0; i < 3; i++) await createBook(api, admin, { title: `Kestrel paged ${suffix} ${i}` });
+      const first = await alice.get(`/?q=${encodeURIComponent(`kestrel ${suffix}`)}&size=2&sort=title,desc`);
+      assert.match(text(first.html), /Page 1 of 3/);
+      const next = /<a href="([^"]+)" rel="next">Next<\/a>/.exec(first.html)?.[1]?.replaceAll('&#38;', '&');
+      assert.ok(next, 'a link to the next page');
+      assert.match(next, /size=2/);
+      assert.match(next, /sort=title%2Cdesc/);
+      const second = await alice.get(next);
+      assert.match(text(second.html), /Page 2 of 3/);
+      assert.match(second.html, /rel="prev">Previous<\/a>/);
+      const byAuthor = /<a href="([^"]+)">Author<\/a>/.exec(first.html)?.[1]?.replaceAll('&#38;', '&');
+      assert.match(byAuthor ?? '', /sort=author%2Casc/);
+    });
+
+    test('reserving posts the form with its token, redirects back, and shows a message once', async () => {
+      const book = await createBook(api, admin, { title: 'Reservable', copies: 1 });
+      const page = await alice.get(`/web/books/${book.id}`);
+      assert.match(text(page.html), /1 of 1 available/);
+      assert.match(text(page.html), /You have not reserved this book/);
+      const reserved = await alice.post(page, `/web/books/${book.id}/reserve`);
+      assert.equal(reserved.status, 303);
+      assert.equal(reserved.location, `/web/books/${book.id}`);
+      const after = await alice.get(`/web/books/${book.id}`);
+      assert.deepEqual(flashOf(after), [
+        'success',
+        'Reserved: a copy is held for you. See the pickup deadline below.',
+      ]);
+      assert.match(text(after.html), /Ready for pickup : pick it up by \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+      assert.match(after.html, /<button type="submit" class="secondary">Cancel reservation<\/button>/);
+      assert.doesNotMatch(after.html, />Reserve</);
+      assert.equal(flashOf(await alice.get(`/web/books/${book.id}`)), undefined, 'shown once');
+
+      // The same form again (a second tab): 409 as a readable message on the page, never JSON.
+      const again = await alice.post(page, `/web/books/${book.id}/reserve`);
+      assert.equal(again.status, 303);
+      const refused = await alice.get(again.location ?? '');
+      assert.equal(flashOf(refused)?.[0], 'error');
+      assert.match(flashOf(refused)?.[1] ?? '', /^You already hold a reservation of this book/);
+
+      // Without the token: refused, and said so on the page.
+      const forged = await alice.postRaw(`/web/books/${book.id}/reserve`, `back=/web/books/${book.id}`);
+      assert.equal(forged.status, 303);
+      assert.deepEqual(flashOf(await alice.get(forged.location ?? '')), [
+        'error',
+        'The form had expired. Please try again.',
+      ]);
+
+      // Bob finds no free copy: he joins the waiting list, and sees his place.
+      const bobsPage = await bob.get(`/web/books/${book.id}`);
+      assert.match(text(bobsPage.html), /0 of 1 available/);
+      assert.match(bobsPage.html, />Join the waiting list</);
+      await bob.post(bobsPage, `/web/books/${book.id}/reserve`);
+      const waiting = await bob.get(`/web/books/${book.id}`);
+      assert.match(flashOf(waiting)?.[1] ?? '', /you are number 1 in the queue/);
+      assert.match(text(waiting.html), /Waiting : number 1 in the queue/);
+
+      // Alice cancels from "My reservations"; Bob's reservation is READY.
+      const mine = await alice.get('/web/reservations');
+      assert.match(text(mine.html), /Reservable by Frank Herbert Ready for pickup/);
+      const cancelAction = /action="(\/web\/books\/[^"]+\/cancel)"/.exec(mine.html)?.[1] ?? '';
+      const cancelled = await alice.post(mine, cancelAction);
+      assert.equal(cancelled.location, '/web/reservations');
+      const afterCancel = await alice.get('/web/reservations');
+      assert.deepEqual(flashOf(afterCancel), ['success', 'The reservation is cancelled.']);
+      assert.match(text(afterCancel.html), /Reservable by Frank Herbert Cancelled/);
+      assert.match(text((await bob.get(`/web/books/${book.id}`)).html), /Ready for pickup : pick it up by/);
+    });
+
+    test('what only admins may do is refused to users as a page, and to scripts as problem details', async () => {
+      const book = await createBook(api, admin, { title: 'Admin only' });
+      const forbidden = await alice.get('/web/admin/reservations');
+      assert.equal(forbidden.status, 403);
+      assert.match(forbidden.contentType, /^text\/html/);
+      assert.match(text(forbidden.html), /Only an admin may do that/);
+      assert.equal((await alice.get(`/web/admin/books/${book.id}/edit`)).status, 403);
+      const script = await alice.get('/web/admin/reservations', 'application/json');
+      assert.equal(script.status, 403);
+      assert.equal((JSON.parse(script.html) as { code: string }).code, 'ROLE_REQUIRED');
+
+      // A user's own READY reservation: collecting it is an admin's job (the API's collectReservation rule).
+      const page = await alice.get(`/web/books/${book.id}`);
+      await alice.post(page, `/web/books/${book.id}/reserve`);
+      const reserved = await alice.get(`/web/books/${book.id}`);
+      assert.doesNotMatch(reserved.html, /Mark collected/);
+      const reservationPath = /action="(\/web\/books\/[^"]+)\/cancel"/.exec(reserved.html)?.[1] ?? '';
+      const token = /name="_csrf" value="([^"]+)"/.exec(reserved.html)?.[1] ?? '';
+      const attempt = await alice.postRaw(
+        `${reservationPath}/collect`,
+        `_csrf=${token}&back=${encodeURIComponent(`/web/books/${book.id}`)}`,
+      );
+      assert.equal(attempt.status, 303);
+      assert.deepEqual(flashOf(await alice.get(attempt.location ?? '')), [
+        'error',
+        'Only an admin may do that.',
+      ]);
+    });
+
+    test('admins create, edit and delete books through forms checked by the contract rules', async () => {
+      const form = await adminPages.get('/web/admin/books/new');
+      assert.equal(form.status, 200);
+      assert.match(form.html, /<label for="title">Title<\/label>/);
+      const invalid = await adminPages.post(form, '/web/admin/books', {
+        title: '   ',
+        author: 'Ursula K. Le Guin',
+        synopsis: 'Winter.',
+        copies: '-1',
+      });
+      assert.equal(invalid.status, 400);
+      assert.match(invalid.contentType, /^text\/html/);
+      assert.match(text(invalid.html), /The book was not saved: 2 fields need fixing/);
+      assert.match(invalid.html, /id="title-error">Title needs at least one visible character/);
+      assert.match(invalid.html, /id="copies-error">Copies must be at least 0/);
+      assert.match(invalid.html, /value="Ursula K. Le Guin"/, 'what was typed is kept');
+
+      const created = await adminPages.post(form, '/web/admin/books', {
+        title: 'The Left Hand of Darkness',
+        author: 'Ursula K. Le Guin',
+        synopsis: 'Winter.',
+        copies: '2',
+      });
+      assert.equal(created.status, 303);
+      const bookPath = created.location ?? '';
+      const id = bookPath.split('/').pop() ?? '';
+      const shown = await adminPages.get(bookPath);
+      assert.deepEqual(flashOf(shown), ['success', 'The book was created.']);
+      assert.match(text(shown.html), /2 of 2 available/);
+      const fromApi = await api.get(`/books/${id}`, { session: admin });
+      assert.equal(fromApi.body.copies, 2);
+
+      // One copy lent: fewer copies than that is refused with the reason, on the form.
+      const reservation = await reserve(api, bob.session as TestSession, id);
+      await api.post(`/books/${id}/reservations/${reservation.id}/collect`, { session: admin });
+      const edit = await adminPages.get(`/web/admin/books/${id}/edit`);
+      const below = await adminPages.post(edit, `/web/admin/books/${id}`, { copies: '0' });
+      assert.equal(below.status, 409);
+      assert.match(text(below.html), /copies cannot go below that/);
+      const saved = await adminPages.post(edit, `/web/admin/books/${id}`, {
+        copies: '5',
+        title: 'Left Hand',
+      });
+      assert.equal(saved.status, 303);
+      assert.match(
+        text((await adminPages.get(bookPath)).html),
+        /Left Hand by Ursula K. Le Guin 4 of 5 available/,
+      );
+
+      // Open reservations keep the book; returned, it can go.
+      const withOpen = await adminPages.post(await adminPages.get(bookPath), `/web/admin/books/${id}/delete`);
+      assert.match(
+        flashOf(await adminPages.get(withOpen.location ?? ''))?.[1] ?? '',
+        /still has waiting, ready or collected/,
+      );
+      const list = await adminPages.get(`/web/admin/reservations?bookId=${id}&status=COLLECTED`);
+      assert.match(list.html, /Reserved by <strong>Bob &#60;b&#62;Reader&#60;\/b&#62; \(/);
+      const returned = await adminPages.post(list, `/web/books/${id}/reservations/${reservation.id}/return`);
+      assert.equal(returned.status, 303);
+      assert.deepEqual(flashOf(await adminPages.get(returned.location ?? '')), [
+        'success',
+        'Marked returned.',
+      ]);
+      const deleted = await adminPages.post(await adminPages.get(bookPath), `/web/admin/books/${id}/delete`);
+      assert.equal(deleted.location, '/');
+      assert.deepEqual(flashOf(await adminPages.get('/')), ['success', 'Deleted “Left Hand”.']);
+      assert.equal((await api.get(`/books/${id}`, { session: admin })).status, 404);
+    });
+
+    test(`a book titled ${XSS_TITLE} is text on every page`, async () => {
+      const book = await createBook(api, admin, { title: XSS_TITLE, author: XSS_AUTHOR, copies: 1 });
+      const page = await alice.get(`/web/books/${book.id}`);
+      await alice.post(page, `/web/books/${book.id}/reserve`);
+      const pages = [
+        await alice.get('/'),
+        await alice.get(`/?q=${encodeURIComponent('alert')}`),
+        await alice.get(`/web/books/${book.id}`),
+        await alice.get('/web/reservations'),
+        await adminPages.get('/web/admin/reservations'),
+        await adminPages.get(`/web/admin/reservations?bookId=${book.id}`),
+        await adminPages.get(`/web/admin/books/${book.id}/edit`),
+      ];
+      for (const shown of pages) {
+        assert.equal(shown.status, 200);
+        assert.ok(shown.html.includes(ESCAPED_TITLE), 'the title is there, escaped');
+        assert.ok(!shown.html.includes(XSS_TITLE), 'never as markup');
+        assert.ok(!shown.html.includes('<img'), 'the author is never markup either');
+      }
+      // The user's name is escaped in the header too.
+      const bobs = await bob.get('/');
+      assert.match(bobs.html, /Signed in as <strong>Bob &#60;b&#62;Reader&#60;\/b&#62;<\/strong>/);
+    });
+  });
+}

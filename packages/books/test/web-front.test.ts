@@ -1,0 +1,334 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { chromiumSkip, launchChromium } from './support/chromium.js';
+import { ApiClient } from './support/client.js';
+import { createBook, reserve } from './support/fixtures-api.js';
+import { type LoginEnvironment, startLoginEnvironment } from './support/login-environment.js';
+import { createTestSession, type TestSession } from './support/test-sessions.js';
+
+// The web front in Chromium, as people use it: sign in through the provider, search, reserve, wait,
+// cancel, and as an admin create a book and collect and return it; every page is checked with axe-core
+// (no serious or critical violation), under its CSP (no violation), and never runs a script from data.
+
+const skip = chromiumSkip();
+const XSS_TITLE = '<script>alert(1)</script>';
+const SCREENSHOTS = fileURLToPath(new URL('../docs/screenshots/', import.meta.url));
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+// A fixed service clock, moved on a minute before each reservation: the dates on the pages, the order
+// of the lists, and so the committed screenshots are the same in every run.
+const SERVICE_TIME = Date.parse('2026-03-02T09:30:00Z');
+const PICKUP_MS = 3 * 24 * 60 * 60 * 1000;
+const stamp = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+/** Moves the service's clock on a minute; returns the new time. */
+const tick = () => {
+  env.service.clock.advance(60_000);
+  return env.service.clock.nowMs;
+};
+const readyUntil = (reservedAt: number) => `Ready for pickup: pick it up by ${stamp(reservedAt + PICKUP_MS)}`;
+
+let env: LoginEnvironment;
+let browser: Browser;
+let api: ApiClient;
+let librarian: TestSession;
+const books: Record<string, string> = {};
+/** What went wrong in any page: CSP violations, script dialogs, page errors. */
+const incidents: string[] = [];
+
+before(async () => {
+  if (skip) return;
+  env = await startLoginEnvironment('pglite');
+  env.service.clock.nowMs = SERVICE_TIME;
+  browser = await launchChromium();
+  api = new ApiClient(env.app);
+  librarian = await createTestSession(env.service, { role: 'ROLE_ADMIN' });
+  const catalogue: [string, string, string, number][] = [
+    ['Dune', 'Frank Herbert', 'A desert planet, its spice, and the family that comes to rule it.', 3],
+    [
+      'The Dispossessed',
+      'Ursula K. Le Guin',
+      'A physicist between an anarchist moon and its rich planet.',
+      1,
+    ],
+    ['Solaris', 'Stanisław Lem', 'A living ocean that answers its visitors with their memories.', 1],
+    [
+      'Kindred',
+      'Octavia E. Butler',
+      'A writer in 1976 California is pulled back to a Maryland plantation.',
+      2,
+    ],
+    ['Neuromancer', 'William Gibson', 'A washed-up hacker is hired for one last job in cyberspace.', 2],
+    [XSS_TITLE, 'Mallory', 'A title that must stay text.', 1],
+  ];
+  for (const [title, author, synopsis, copies] of catalogue) {
+    books[title] = (await createBook(api, librarian, { title, author, synopsis, copies })).id;
+  }
+  // Other readers: Dune has a copy held, The Dispossessed a queue of three behind its one copy.
+  const reader = (n: number) =>
+    createTestSession(env.service, { name: `Reader ${n}`, email: `reader${n}@example.test` });
+  tick();
+  await reserve(api, await reader(1), books.Dune as string);
+  for (let i = 2; i < 6; i++) {
+    tick();
+    await reserve(api, await reader(i), books['The Dispossessed'] as string);
+  }
+  mkdirSync(SCREENSHOTS, { recursive: true });
+});
+after(async () => {
+  await browser?.close();
+  await env?.close();
+});
+
+async function newContext(): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+  context.on('page', watch);
+  // A shared, loaded machine: generous waits.
+  context.setDefaultTimeout(60_000);
+  return context;
+}
+
+function watch(page: Page): void {
+  page.on('console', (message) => {
+    if (/Content.Security.Policy|Refused to/i.test(message.text()))
+      incidents.push(`${page.url()}: ${message.text()}`);
+  });
+  page.on('dialog', (dialog) => {
+    incidents.push(`${page.url()}: a script opened a ${dialog.type()} dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  page.on('pageerror', (error) => incidents.push(`${page.url()}: ${error.message}`));
+}
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[] }[];
+}
+
+/** axe-core, run in the page (through the DevTools protocol, which the page's CSP does not govern). */
+async function assertAccessible(page: Page, what: string): Promise<void> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
+    return (await axe.run()).violations;
+  });
+  const serious = violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  assert.deepEqual(serious, [], `${what}: no serious or critical accessibility violation`);
+}
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
+}
+
+const flash = (page: Page) => page.locator('p.flash').textContent();
+
+/** Signs in through the provider's page, starting from `path`, and lands back on `path`. */
+async function signIn(context: BrowserContext, username: string, path = '/'): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(`${env.app}${path}`);
+  await page.waitForURL(`${env.app}/login`);
+  await page.getByRole('link', { name: 'Development sign-in' }).click();
+  await page.waitForURL(`${env.idp.issuer}/interaction/**`);
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(username);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${env.app}${path}`);
+  return page;
+}
+
+async function signOut(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.waitForURL(`${env.app}/login?logout`);
+  assert.equal(await flash(page), 'You have been signed out.');
+  await assertAccessible(page, 'login page');
+  // The pages' CSP allows no fetch from the page: ask with the context's cookies instead.
+  const me = await page.context().request.get(`${env.app}/me`, { headers: { accept: 'application/json' } });
+  assert.equal(me.status(), 401);
+}
+
+test('alice signs in, searches, opens a book, reserves it, finds it in My reservations, cancels it, signs out', {
+  skip,
+}, async () => {
+  const context = await newContext();
+  const page = await signIn(context, 'alice');
+  assert.equal(await page.title(), 'Books · Book collection');
+  await assertAccessible(page, 'home');
+  assert.match((await page.locator('header').textContent()) ?? '', /Signed in as Alice Liddell/);
+  const dune = page.locator('li.card', { hasText: 'Dune' });
+  assert.equal(await dune.locator('.availability').textContent(), '2 of 3 available');
+  const dispossessed = page.locator('li.card', { hasText: 'The Dispossessed' });
+  assert.equal(await dispossessed.locator('.availability').textContent(), '0 of 1 available, 3 waiting');
+  await screenshot(page, 'home');
+
+  await page.getByLabel('Search').fill('desert planet');
+  await page.getByRole('button', { name: 'Search', exact: true }).click();
+  await page.waitForURL(/\?q=desert\+planet/);
+  assert.equal(await page.locator('.summary').textContent(), '1 book matches “desert planet”');
+  await assertAccessible(page, 'search results');
+  await page.getByRole('link', { name: 'Dune' }).click();
+  await page.waitForURL(`${env.app}/web/books/${books.Dune}`);
+  assert.equal(await page.locator('h1').textContent(), 'Dune');
+  assert.equal(await page.locator('article .availability').textContent(), '2 of 3 available');
+
+  // A second tab still shows the Reserve button after the first one has reserved.
+  const stale = await context.newPage();
+  await stale.goto(page.url());
+  const reservedAt = tick();
+  await page.getByRole('button', { name: 'Reserve' }).click();
+  await page.waitForURL(`${env.app}/web/books/${books.Dune}`);
+  assert.equal(await flash(page), 'Reserved: a copy is held for you. See the pickup deadline below.');
+  assert.equal(await page.locator('.status').textContent(), readyUntil(reservedAt));
+  assert.equal(await page.locator('article .availability').textContent(), '1 of 3 available');
+  await assertAccessible(page, 'book page');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await screenshot(page, 'book-mobile');
+  await page.setViewportSize({ width: 1100, height: 800 });
+  await stale.getByRole('button', { name: 'Reserve' }).click();
+  await stale.waitForURL(page.url());
+  assert.equal(
+    await flash(stale),
+    'You already hold a reservation of this book. Cancel it, or finish it, before reserving it again.',
+  );
+  await assertAccessible(stale, 'book page with an error');
+  await stale.close();
+
+  // The XSS book: reserved too, so it shows on every page, as text.
+  await page.goto(`${env.app}/`);
+  await page.getByRole('link', { name: XSS_TITLE }).click();
+  assert.equal(await page.locator('h1').textContent(), XSS_TITLE);
+  tick();
+  await page.getByRole('button', { name: 'Reserve' }).click();
+  await page.waitForURL(`${env.app}/web/books/${books[XSS_TITLE]}`);
+
+  await page.getByRole('link', { name: 'My reservations' }).click();
+  await page.waitForURL(`${env.app}/web/reservations`);
+  const mine = page.locator('li.card', { hasText: 'Dune' });
+  assert.equal(await mine.locator('.status').textContent(), readyUntil(reservedAt));
+  assert.equal(await page.locator('li.card h2', { hasText: 'alert' }).textContent(), XSS_TITLE);
+  await assertAccessible(page, 'My reservations');
+  await screenshot(page, 'my-reservations');
+  await mine.getByRole('button', { name: 'Cancel reservation' }).click();
+  await page.waitForURL(`${env.app}/web/reservations`);
+  assert.equal(await flash(page), 'The reservation is cancelled.');
+  assert.equal(
+    await page.locator('li.card', { hasText: 'Dune' }).locator('.status').textContent(),
+    'Cancelled',
+  );
+  assert.equal(await page.locator('li.card', { hasText: 'Dune' }).getByRole('button').count(), 0);
+
+  await signOut(page);
+  await context.close();
+  assert.deepEqual(incidents, []);
+});
+
+test('bob joins the waiting list for the single copy alice holds, and it is READY for him when she cancels', {
+  skip,
+}, async () => {
+  const solaris = `/web/books/${books.Solaris}`;
+  const aliceContext = await newContext();
+  const alice = await signIn(aliceContext, 'alice', solaris);
+  tick();
+  await alice.getByRole('button', { name: 'Reserve' }).click();
+  await alice.waitForURL(`${env.app}${solaris}`);
+  assert.equal(await alice.locator('article .availability').textContent(), '0 of 1 available');
+
+  const bobContext = await newContext();
+  const bob = await signIn(bobContext, 'bob', solaris);
+  assert.equal(await bob.getByRole('button', { name: 'Reserve' }).count(), 0);
+  tick();
+  await bob.getByRole('button', { name: 'Join the waiting list' }).click();
+  await bob.waitForURL(`${env.app}${solaris}`);
+  assert.equal(await flash(bob), 'You joined the waiting list: you are number 1 in the queue.');
+  assert.equal(await bob.locator('.status').textContent(), 'Waiting: number 1 in the queue');
+  assert.equal(await bob.locator('article .availability').textContent(), '0 of 1 available, 1 waiting');
+  await assertAccessible(bob, 'book page, waiting');
+
+  const promotedAt = tick();
+  await alice.getByRole('button', { name: 'Cancel reservation' }).click();
+  await alice.waitForURL(`${env.app}${solaris}`);
+  assert.equal(await flash(alice), 'The reservation is cancelled.');
+
+  await bob.reload();
+  assert.equal(await bob.locator('.status').textContent(), readyUntil(promotedAt));
+  await bob.getByRole('link', { name: 'My reservations' }).click();
+  assert.match(
+    (await bob.locator('li.card', { hasText: 'Solaris' }).textContent()) ?? '',
+    /Ready for pickup/,
+  );
+
+  await signOut(alice);
+  await signOut(bob);
+  await aliceContext.close();
+  await bobContext.close();
+  assert.deepEqual(incidents, []);
+});
+
+test('admin creates a book, marks a reservation collected and then returned, and signs out', {
+  skip,
+}, async () => {
+  const context = await newContext();
+  const page = await signIn(context, 'admin');
+  await page.getByRole('link', { name: 'Add a book' }).click();
+  await page.waitForURL(`${env.app}/web/admin/books/new`);
+  await assertAccessible(page, 'new book form');
+  await page.getByLabel('Title').fill('The Left Hand of Darkness');
+  await page.getByLabel('Author').fill('Ursula K. Le Guin');
+  await page.getByLabel('Synopsis').fill('An envoy on a planet of perpetual winter.');
+  await page.getByLabel('Copies').fill('2');
+  await page.getByRole('button', { name: 'Create book' }).click();
+  await page.waitForURL(/\/web\/books\/[0-9a-f-]{36}$/);
+  assert.equal(await flash(page), 'The book was created.');
+  assert.equal(await page.locator('h1').textContent(), 'The Left Hand of Darkness');
+  assert.equal(await page.locator('article .availability').textContent(), '2 of 2 available');
+  const bookId = page.url().split('/').pop() ?? '';
+
+  await page.getByRole('link', { name: 'Edit book' }).click();
+  await assertAccessible(page, 'edit book form');
+  await page.getByLabel('Copies').fill('3');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.waitForURL(`${env.app}/web/books/${bookId}`);
+  assert.equal(await flash(page), 'The book was saved.');
+  assert.equal(await page.locator('article .availability').textContent(), '3 of 3 available');
+
+  // A reader reserves it; the admin hands the copy over, and later takes it back.
+  tick();
+  const carol = await createTestSession(env.service, { name: 'Carol Reader', email: 'carol@example.test' });
+  await reserve(api, carol, bookId);
+  await page.getByRole('link', { name: 'All reservations' }).click();
+  await page.getByRole('link', { name: 'Ready for pickup' }).click();
+  await page.waitForURL(/status=READY/);
+  const card = page.locator('li.card', { hasText: 'The Left Hand of Darkness' });
+  assert.match((await card.textContent()) ?? '', /Reserved by Carol Reader/);
+  await card.getByRole('button', { name: 'Mark collected' }).click();
+  await page.waitForURL(/status=READY/);
+  assert.equal(await flash(page), 'Marked collected.');
+  await page.getByRole('link', { name: 'Collected' }).click();
+  await page.waitForURL(/status=COLLECTED/);
+  const lent = page.locator('li.card', { hasText: 'The Left Hand of Darkness' });
+  assert.equal(await lent.locator('.status').textContent(), 'Collected');
+  await lent.getByRole('button', { name: 'Mark returned' }).click();
+  await page.waitForURL(/status=COLLECTED/);
+  assert.equal(await flash(page), 'Marked returned.');
+
+  await page.getByRole('link', { name: 'All', exact: true }).click();
+  await page.waitForURL(`${env.app}/web/admin/reservations`);
+  const returned = page.locator('li.card', { hasText: 'The Left Hand of Darkness' });
+  assert.equal(await returned.locator('.status').textContent(), 'Returned');
+  assert.equal(await page.locator('li.card h2', { hasText: 'alert' }).first().textContent(), XSS_TITLE);
+  await assertAccessible(page, 'all reservations');
+  await screenshot(page, 'admin-reservations');
+
+  await page.goto(`${env.app}/web/books/${books[XSS_TITLE]}`);
+  assert.equal(await page.locator('h1').textContent(), XSS_TITLE);
+  await assertAccessible(page, 'book page, admin');
+
+  await signOut(page);
+  await context.close();
+  assert.deepEqual(incidents, []);
+});
