@@ -325,6 +325,25 @@ export function webPagesSuite(driver: Driver, skip: false | string = false) {
       assert.equal((await api.get(`/books/${id}`, { session: admin })).status, 404);
     });
 
+    test('two admins editing one book: the later save is refused with its values kept, then applies', async () => {
+      const book = await createBook(api, admin, { title: 'Contested', copies: 1 });
+      const other = new PageClient(service.url, await createTestSession(service, { role: 'ROLE_ADMIN' }));
+      const mine = await adminPages.get(`/web/admin/books/${book.id}/edit`);
+      const theirs = await other.get(`/web/admin/books/${book.id}/edit`);
+      assert.equal(
+        (await other.post(theirs, `/web/admin/books/${book.id}`, { title: 'Theirs' })).status,
+        303,
+      );
+      const refused = await adminPages.post(mine, `/web/admin/books/${book.id}`, { title: 'Mine' });
+      assert.equal(refused.status, 412);
+      assert.match(text(refused.html), /This book changed while you were editing it/);
+      assert.match(refused.html, /id="title" name="title" required maxlength="255" value="Mine"/);
+      assert.equal((await api.get(`/books/${book.id}`, { session: admin })).body.title, 'Theirs');
+      const again = await adminPages.post(refused, `/web/admin/books/${book.id}`);
+      assert.equal(again.status, 303);
+      assert.equal((await api.get(`/books/${book.id}`, { session: admin })).body.title, 'Mine');
+    });
+
     test(`a book titled ${XSS_TITLE} is text on every page`, async () => {
       const book = await createBook(api, admin, { title: XSS_TITLE, author: XSS_AUTHOR, copies: 1 });
       const page = await alice.get(`/web/books/${book.id}`);

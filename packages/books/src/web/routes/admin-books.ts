@@ -22,6 +22,12 @@ const valuesOf = (form: FormBody): FormValues => ({
   copies: form.copies ?? '',
 });
 
+/** The version the edit form was shown with (absent or malformed: the save is unconditional, as a PUT without If-Match). */
+function versionOf(form: FormBody): number | undefined {
+  const version = form.version ?? '';
+  return /^\d{1,15}$/.test(version) ? Number(version) : undefined;
+}
+
 /**
  * The form's text as the API body it stands for: `copies` is a number when it is written as one (left
  * empty, the contract's default applies); anything else stays text, so the schema reports it.
@@ -57,13 +63,14 @@ export function adminBookRoutes({ page, books, render }: WebContext): void {
     request: FastifyRequest,
     reply: FastifyReply,
     bookId: string | undefined,
+    version?: number,
   ): { fields: BookFields } | { refused: FastifyReply } {
     const values = valuesOf(formOf(request));
     const input = bookInput(values);
     if (validateBookInput(input)) return { fields: input as BookFields };
     const errors = fieldMessages('body', (validateBookInput.errors ?? []) as AjvIssue[]);
     const problem = `The book was not saved: ${errors.length === 1 ? '1 field needs' : `${errors.length} fields need`} fixing.`;
-    return { refused: form(request, reply, { bookId, values, problem, errors }, 400) };
+    return { refused: form(request, reply, { bookId, version, values, problem, errors }, 400) };
   }
 
   page({
@@ -100,11 +107,13 @@ export function adminBookRoutes({ page, books, render }: WebContext): void {
     async handler(request, reply, flash) {
       const book = await books.get(signedInUser(request), request.params.id);
       const values = { ...book, copies: String(book.copies) };
-      return render(request, reply, {
-        title: 'Edit book',
-        flash,
-        body: bookFormBody({ viewer: render.viewer(request), bookId: book.id, values }),
+      const body = bookFormBody({
+        viewer: render.viewer(request),
+        bookId: book.id,
+        version: book.version,
+        values,
       });
+      return render(request, reply, { title: 'Edit book', flash, body });
     },
   });
 
@@ -115,19 +124,25 @@ export function adminBookRoutes({ page, books, render }: WebContext): void {
     params: parametersOf('updateBook', 'path'),
     async handler(request, reply) {
       const { id } = request.params;
-      const input = checked(request, reply, id);
+      const user = signedInUser(request);
+      const version = versionOf(formOf(request));
+      const input = checked(request, reply, id, version);
       if ('refused' in input) return input.refused;
+      const values = valuesOf(formOf(request));
       try {
-        await books.update(signedInUser(request), id, input.fields);
+        // As a PUT with If-Match: another admin's save (or a reservation) since the form was shown refuses it.
+        await books.update(user, id, input.fields, version);
       } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        if (error.kind === 'precondition_failed') {
+          const current = await books.get(user, id);
+          const problem =
+            'This book changed while you were editing it (another admin saved it, or its reservations changed). Your values are kept below; save again to apply them to the current version.';
+          return form(request, reply, { bookId: id, version: current.version, values, problem }, 412);
+        }
         // Fewer copies than are held or lent: the form again, with what was typed and why.
-        if (!(error instanceof AppError) || error.kind !== 'conflict') throw error;
-        return form(
-          request,
-          reply,
-          { bookId: id, values: valuesOf(formOf(request)), problem: error.message },
-          409,
-        );
+        if (error.kind !== 'conflict') throw error;
+        return form(request, reply, { bookId: id, version, values, problem: error.message }, 409);
       }
       return redirectWithFlash(
         request,

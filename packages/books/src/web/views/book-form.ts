@@ -8,6 +8,8 @@ export interface BookFormView {
   viewer: Viewer;
   /** Absent: a new book. */
   bookId?: string | undefined;
+  /** The version of the book the form was filled in from: saving is refused if it changed meanwhile. */
+  version?: number | undefined;
   /** What the form shows: the book's fields, or what was typed when it was refused. */
   values: Record<'title' | 'author' | 'synopsis' | 'copies', string>;
   /** Why the last attempt was refused (a conflict, or the invalid fields). */
@@ -41,7 +43,9 @@ export function bookFormBody(view: BookFormView): SafeHtml {
   const { values } = view;
   return html`${editing && html`<p><a href="${PATHS.book(view.bookId ?? '')}">← Back to the book</a></p>`}
 <h1>${editing ? 'Edit book' : 'Add a book'}</h1>${view.problem && html`<p class="flash flash-error" role="alert">${view.problem}</p>`}
-<form method="post" action="${action}" class="book-form">${csrfField(view.viewer.csrf)}
+<form method="post" action="${action}" class="book-form">${csrfField(view.viewer.csrf)}${
+    view.version !== undefined && html`<input type="hidden" name="version" value="${view.version}">`
+  }
 ${field(view, 'title', (id) => html`<input id="title" name="title" required maxlength="255" value="${values.title}"${described(id)}>`)}
 ${field(view, 'author', (id) => html`<input id="author" name="author" required maxlength="255" value="${values.author}"${described(id)}>`)}
 ${field(view, 'synopsis', (id) => html`<textarea id="synopsis" name="synopsis" required maxlength="5000" rows="6"${described(id)}>${values.synopsis}</textarea>`)}
