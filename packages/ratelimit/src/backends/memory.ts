@@ -12,6 +12,7 @@ import {
   type TokenBucketState,
   tokenBucketHit,
 } from '../limiter/algorithms/token-bucket.js';
+import { KeyIndex } from './key-index.js';
 import type { CounterHit, CounterStore, HitResults, StoreDeps } from './store.js';
 
 export interface MemoryStoreOptions {
@@ -24,10 +25,10 @@ export interface MemoryStoreOptions {
 export const DEFAULT_MEMORY_MAX_COUNTERS = 2_000_000;
 export const DEFAULT_MEMORY_MAX_BYTES = 256 * 1024 * 1024;
 /**
- * What one counter costs besides its key's characters: the key string's header, its Map entry,
- * and the slot's entries in the typed arrays (at up to twice the live slots, as they grow by
- * doubling). Measured: a million counters with 47-byte keys take 135 bytes each of heap and
- * array buffers (88 besides the key), so 128 over-counts a little, on the safe side.
+ * What one counter costs besides its key's characters: the key string's header, its key index
+ * entry, and the slot's entries in the typed arrays. Measured: a million counters with 47-byte
+ * keys take 109 bytes each of heap and array buffers (62 besides the key); at worst, just after
+ * the arrays and the index table have doubled, 101 besides the key. So 128 is on the safe side.
  */
 export const COUNTER_OVERHEAD_BYTES = 128;
 /** What a sliding window's or token bucket's state object adds to its counter's cost. */
@@ -39,38 +40,46 @@ const RECLAIM_PER_TICK = 10_000;
 const RECLAIM_TICK_MS = 1000;
 const INITIAL_SLOTS = 1024;
 const NONE = -1;
-const MAX_QUEUE_INDEX = 0xffff;
+/** A slot's use: free, a counter, or a counter used since the clock hand last passed it. */
+const FREE = 0;
+const LIVE = 1;
+const REFERENCED = 2;
 
 /**
  * In-process expiring counters for a single instance.
  *
- * Layout: one Map from key to a slot number; per slot, the count, expiry and key in arrays, and
- * two doubly linked lists threaded through typed arrays:
- * - the recency list (every hit moves its slot to the front), whose back is the least recently
- *   used counter, evicted when the store is full;
- * - one queue per TTL in creation order. A counter's expiry is its creation time plus its TTL, so
- *   each queue is also in expiry order and its front is the next counter to expire: expired
- *   counters are found without scanning live ones.
- * So reclaiming an expired counter, evicting one and touching one are each O(1) (O(number of
- * distinct TTLs) to look at the queue fronts, a handful: one per window length in the config).
+ * Layout: a key index (key-index.ts) from key to a slot number; per slot, in typed arrays, the
+ * count, the expiry, a use mark for eviction, and the links of its expiry queue:
+ * - eviction is CLOCK (second chance): a hit marks its slot as used; a hand sweeps the slots,
+ *   clears the marks it passes and evicts the first counter without one, so a counter asked
+ *   about at least once per sweep is never evicted. One byte a slot, where an exact
+ *   least-recently-used list took eight (two links);
+ * - one queue per TTL in creation order, a doubly linked list through the slots. A counter's
+ *   expiry is its creation time plus its TTL, so each queue is also in expiry order and its
+ *   front is the next counter to expire: expired counters are found without scanning live ones,
+ *   and always go before a live counter is evicted.
+ * So reclaiming an expired counter and touching one are each O(1), and evicting one is O(1)
+ * amortized (O(number of distinct TTLs) to look at the queue fronts, a handful: one per window
+ * length in the config).
  */
 export class MemoryStore implements CounterStore {
   readonly kind = 'memory';
-  private readonly slots = new Map<string, number>();
-  private keys: string[] = [];
+  private readonly index = new KeyIndex(INITIAL_SLOTS);
   /** Per slot, the state of a sliding window or token bucket; undefined for a fixed window's count. */
   private states: (SlidingWindowState | TokenBucketState | undefined)[] = [];
   private counts = new Float64Array(INITIAL_SLOTS);
   private expiries = new Uint32Array(INITIAL_SLOTS);
-  private recentPrev = new Int32Array(INITIAL_SLOTS);
-  private recentNext = new Int32Array(INITIAL_SLOTS);
-  private mostRecent = NONE;
-  private leastRecent = NONE;
-  private queueOf = new Uint16Array(INITIAL_SLOTS);
+  private uses = new Uint8Array(INITIAL_SLOTS);
+  /** The clock hand: the next slot eviction looks at. */
+  private hand = 0;
   private queuePrev = new Int32Array(INITIAL_SLOTS);
   private queueNext = new Int32Array(INITIAL_SLOTS);
-  /** One expiry queue per distinct TTL: its front (oldest) and back slots. */
-  private readonly queues: { ttl: number; front: number; back: number }[] = [];
+  /**
+   * One expiry queue per distinct TTL, each a circular list through a sentinel slot of its own
+   * (never a counter, so the clock hand passes it as free): a slot leaves its queue without
+   * knowing which one it is in, so no per-slot queue number is kept.
+   */
+  private readonly queues: number[] = [];
   private readonly queueByTtl = new Map<number, number>();
   private freeSlots: number[] = [];
   private nextSlot = 0;
@@ -119,7 +128,7 @@ export class MemoryStore implements CounterStore {
   }
 
   get size(): number {
-    return this.slots.size;
+    return this.index.size;
   }
 
   /** The bytes the live counters are accounted at (keys, bookkeeping), bounded by maxBytes. */
@@ -137,8 +146,7 @@ export class MemoryStore implements CounterStore {
 
   close(): Promise<void> {
     clearInterval(this.reclaimTimer);
-    this.slots.clear();
-    this.keys = [];
+    this.index.clear();
     this.states = [];
     this.bytes = 0;
     return Promise.resolve();
@@ -172,17 +180,16 @@ export class MemoryStore implements CounterStore {
     count: boolean,
   ): SlidingWindowAnswer | TokenBucketAnswer {
     const now = Math.floor(nowMs / 1000);
-    let slot = this.slots.get(key);
-    if (slot !== undefined && (this.expiries[slot] as number) <= now) {
+    let slot: number | undefined = this.index.find(key);
+    if (slot === NONE) {
+      slot = undefined;
+    } else if ((this.expiries[slot] as number) <= now) {
       this.release(slot);
       slot = undefined;
     }
     const stored = slot === undefined ? undefined : this.states[slot];
-    // A hit, refused or not, makes its state the most recently used one.
-    if (count && slot !== undefined && slot !== this.mostRecent) {
-      this.unlinkRecent(slot);
-      this.linkMostRecent(slot);
-    }
+    // A hit, refused or not, marks its state as used.
+    if (count && slot !== undefined) this.uses[slot] = REFERENCED;
     const { windowMs } = params;
     if (params.kind === 'sliding_window') {
       const kept = stored as SlidingWindowState | undefined;
@@ -236,23 +243,19 @@ export class MemoryStore implements CounterStore {
   }
 
   private current(key: string, now: number): number {
-    const slot = this.slots.get(key);
-    if (slot === undefined || (this.expiries[slot] as number) <= now) return 0;
+    const slot = this.index.find(key);
+    if (slot === NONE || (this.expiries[slot] as number) <= now) return 0;
     return this.counts[slot] as number;
   }
 
   private add(key: string, addend: number, ttlSeconds: number, now: number): number {
-    let slot = this.slots.get(key);
-    if (slot !== undefined && (this.expiries[slot] as number) <= now) {
+    let slot = this.index.find(key);
+    if (slot !== NONE && (this.expiries[slot] as number) <= now) {
       this.release(slot);
-      slot = undefined;
+      slot = NONE;
     }
-    if (slot === undefined) {
-      slot = this.allocate(key, ttlSeconds, now);
-    } else if (slot !== this.mostRecent) {
-      this.unlinkRecent(slot);
-      this.linkMostRecent(slot);
-    }
+    if (slot === NONE) slot = this.allocate(key, ttlSeconds, now);
+    else this.uses[slot] = REFERENCED;
     const after = (this.counts[slot] as number) + addend;
     this.counts[slot] = after;
     return after;
@@ -263,36 +266,49 @@ export class MemoryStore implements CounterStore {
     const flat = flatten(key);
     const cost = counterCost(flat) + extraBytes;
     while (
-      this.slots.size > 0 &&
-      (this.slots.size >= this.options.maxCounters || this.bytes + cost > this.options.maxBytes)
+      this.index.size > 0 &&
+      (this.index.size >= this.options.maxCounters || this.bytes + cost > this.options.maxBytes)
     ) {
       this.evictOne(now);
     }
-    let slot = this.freeSlots.pop();
-    if (slot === undefined) {
-      slot = this.nextSlot++;
-      if (slot >= this.counts.length) this.grow();
-    }
-    this.slots.set(flat, slot);
-    this.keys[slot] = flat;
+    const slot = this.freeSlots.pop() ?? this.newSlot();
+    this.index.insert(flat, slot);
     this.bytes += cost;
     this.counts[slot] = 0;
     // The key holds its window start, so it is never used after its window: no refresh needed.
     this.expiries[slot] = now + ttlSeconds;
-    this.linkMostRecent(slot);
+    // Not marked as used: a key asked about once goes at the hand's next pass (a flood of
+    // one-off keys evicts itself), one asked about again before then stays a turn longer.
+    this.uses[slot] = LIVE;
     this.enqueue(slot, ttlSeconds);
     return slot;
   }
 
-  /** Makes room for one counter: an expired one if there is any, else the least recently used. */
+  /**
+   * Makes room for one counter: an expired one if there is any, else one not used since the clock
+   * hand last passed it (CLOCK, the second-chance approximation of least recently used). The hand
+   * sweeps the slots in order, clearing each used mark it passes, and evicts the first counter
+   * without one; over a sweep that is O(1) a call.
+   */
   private evictOne(now: number): void {
     const expired = this.nextExpired(now);
     if (expired !== NONE) {
       this.release(expired);
       return;
     }
-    this.release(this.leastRecent);
-    this.deps.stats.inc('ratelimit.memory.evictions');
+    const uses = this.uses;
+    for (;;) {
+      const slot = this.hand;
+      this.hand = slot + 1 < this.nextSlot ? slot + 1 : 0;
+      const use = uses[slot] as number;
+      if (use === REFERENCED) {
+        uses[slot] = LIVE;
+      } else if (use === LIVE) {
+        this.release(slot);
+        this.deps.stats.inc('ratelimit.memory.evictions');
+        return;
+      }
+    }
   }
 
   /** Releases up to `budget` expired counters, oldest expiry first. */
@@ -305,82 +321,69 @@ export class MemoryStore implements CounterStore {
   }
 
   private nextExpired(now: number): number {
-    for (const queue of this.queues) {
-      if (queue.front !== NONE && (this.expiries[queue.front] as number) <= now) return queue.front;
+    for (const sentinel of this.queues) {
+      const front = this.queueNext[sentinel] as number;
+      if (front !== sentinel && (this.expiries[front] as number) <= now) return front;
     }
     return NONE;
   }
 
   private release(slot: number): void {
-    const key = this.keys[slot] as string;
-    this.slots.delete(key);
-    this.keys[slot] = '';
+    const key = this.index.keyOf(slot);
+    this.index.remove(slot);
     // The cost is worked out again rather than kept: 4 bytes a counter less.
-    this.bytes -= counterCost(key) + (this.states[slot] === undefined ? 0 : STATE_OVERHEAD_BYTES);
-    this.states[slot] = undefined;
-    this.unlinkRecent(slot);
+    this.bytes -= counterCost(key);
+    if (this.states[slot] !== undefined) {
+      this.bytes -= STATE_OVERHEAD_BYTES;
+      this.states[slot] = undefined;
+    }
+    this.uses[slot] = FREE;
     this.dequeue(slot);
     this.freeSlots.push(slot);
   }
 
-  private linkMostRecent(slot: number): void {
-    this.recentPrev[slot] = NONE;
-    this.recentNext[slot] = this.mostRecent;
-    if (this.mostRecent !== NONE) this.recentPrev[this.mostRecent] = slot;
-    else this.leastRecent = slot;
-    this.mostRecent = slot;
-  }
-
-  private unlinkRecent(slot: number): void {
-    const prev = this.recentPrev[slot] as number;
-    const next = this.recentNext[slot] as number;
-    if (prev !== NONE) this.recentNext[prev] = next;
-    else this.mostRecent = next;
-    if (next !== NONE) this.recentPrev[next] = prev;
-    else this.leastRecent = prev;
-  }
-
+  /** Puts `slot` at the back of its TTL's queue. */
   private enqueue(slot: number, ttl: number): void {
-    let index = this.queueByTtl.get(ttl);
-    if (index === undefined) {
-      // Past 65,535 window lengths (a config no one writes), the rest share the last queue,
-      // whose order is then only roughly by expiry: expired counters there may wait longer.
-      index = Math.min(this.queues.length, MAX_QUEUE_INDEX);
-      if (index === this.queues.length) this.queues.push({ ttl, front: NONE, back: NONE });
-      this.queueByTtl.set(ttl, index);
+    let sentinel = this.queueByTtl.get(ttl);
+    if (sentinel === undefined) {
+      sentinel = this.newSlot();
+      this.queuePrev[sentinel] = sentinel;
+      this.queueNext[sentinel] = sentinel;
+      this.queues.push(sentinel);
+      this.queueByTtl.set(ttl, sentinel);
     }
-    const queue = this.queues[index] as { front: number; back: number };
-    this.queueOf[slot] = index;
-    this.queueNext[slot] = NONE;
-    this.queuePrev[slot] = queue.back;
-    if (queue.back !== NONE) this.queueNext[queue.back] = slot;
-    else queue.front = slot;
-    queue.back = slot;
+    const back = this.queuePrev[sentinel] as number;
+    this.queuePrev[slot] = back;
+    this.queueNext[slot] = sentinel;
+    this.queueNext[back] = slot;
+    this.queuePrev[sentinel] = slot;
   }
 
   private dequeue(slot: number): void {
-    const queue = this.queues[this.queueOf[slot] as number] as { front: number; back: number };
     const prev = this.queuePrev[slot] as number;
     const next = this.queueNext[slot] as number;
-    if (prev !== NONE) this.queueNext[prev] = next;
-    else queue.front = next;
-    if (next !== NONE) this.queuePrev[next] = prev;
-    else queue.back = prev;
+    this.queueNext[prev] = next;
+    this.queuePrev[next] = prev;
+  }
+
+  private newSlot(): number {
+    const slot = this.nextSlot++;
+    if (slot >= this.counts.length) this.grow();
+    return slot;
   }
 
   private grow(): void {
     const size = this.counts.length * 2;
     this.counts = grown(this.counts, new Float64Array(size));
     this.expiries = grown(this.expiries, new Uint32Array(size));
-    this.recentPrev = grown(this.recentPrev, new Int32Array(size));
-    this.recentNext = grown(this.recentNext, new Int32Array(size));
-    this.queueOf = grown(this.queueOf, new Uint16Array(size));
+    this.uses = grown(this.uses, new Uint8Array(size));
     this.queuePrev = grown(this.queuePrev, new Int32Array(size));
     this.queueNext = grown(this.queueNext, new Int32Array(size));
+    this.index.growSlots(size);
   }
 }
 
-function grown<T extends Float64Array | Uint32Array | Int32Array | Uint16Array>(from: T, to: T): T {
+function grown<T extends Float64Array | Uint32Array | Int32Array | Uint8Array>(from: T, to: T): T {
   to.set(from as never);
   return to;
 }
