@@ -11,6 +11,7 @@ import { signInThroughService } from '../test/support/dev-login.js';
 import { type LoadOptions, loadCommand, runLoad } from './load.js';
 import { type Measurement, machineLine, resultsTable, SEARCH_REQUEST, targetsChecklist } from './report.js';
 import { type BenchServer, startBenchServer } from './servers/spawn.js';
+import { HOME_REQUEST, HOME_SERVER, homePagePlan, homePageTargets } from './web-front.js';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const durationSeconds = Number(process.env.BENCH_DURATION ?? 5);
@@ -119,22 +120,23 @@ async function measure(
     const off = { name: 'service, rate limit off', port: unlimited.port, cookie: unlimitedCookie };
     // The rows a target compares run next to each other: the list with the limit on and off, then
     // the search right after the list it is compared with.
-    const plans = [
+    const plans: { path: string; request: string; accept?: string; contenders: (typeof raw)[] }[] = [
       {
         path: '/books?page=0&size=20',
         request: 'GET /books?page=0&size=20',
         contenders: [raw, rawSession, limited, off],
       },
+      homePagePlan(limited),
       { path: `/books?page=0&size=20&q=${SEARCH_QUERY}`, request: SEARCH_REQUEST, contenders: [limited] },
       { path: `/books/${bookId}`, request: 'GET /books/{id}', contenders: [raw, rawSession, limited] },
     ];
     const measurements: Measurement[] = [];
     let baselineRate = 0;
-    for (const { path, request, contenders } of plans) {
+    for (const { path, request, accept = 'application/json', contenders } of plans) {
       for (const contender of contenders) {
         const options: LoadOptions = {
           url: `http://127.0.0.1:${contender.port}${path}`,
-          headers: { cookie: contender.cookie, accept: 'application/json' },
+          headers: { cookie: contender.cookie, accept },
           connections,
           durationSeconds,
         };
@@ -198,6 +200,8 @@ Each row is autocannon with ${connections} connections for ${durationSeconds} s 
   lookup through its 5 s in-process cache, CSRF hook, lazy expiry probe, HAL links, the per-user rate limit in process
   with a limit the run never reaches), authenticated with the cookies of a real login at the development identity
   provider. **service, rate limit off**: the same with \`RATE_LIMIT_PER_MINUTE=0\`.
+- \`${HOME_REQUEST}\` (**${HOME_SERVER}**): the web front's home page, 20 books rendered as HTML by the same service
+  process, right after its JSON list (its ratio column is to the list's raw baseline).
 - \`${SEARCH_REQUEST}\`: full-text search matching 21 of the books, ranked, first page.
 - **raw baseline**: node:http and the same SQL (the page with its maintained total in one statement, or one row by
   id; named prepared statements on PostgreSQL, as the service), JSON out, no auth, no framework.
@@ -210,6 +214,7 @@ ${resultsTable(measurements)}
 Targets:
 
 ${targetsChecklist(measurements, connections)}
+${homePageTargets(measurements).join('\n')}
 `;
   console.log(report);
   await writeFile(new URL('./RESULTS.md', import.meta.url), report);
