@@ -23,6 +23,7 @@ const WORDING: Record<string, string> = {
   CSRF_TOKEN_MISSING: 'The form had expired. Please try again.',
   CSRF_TOKEN_MISMATCH: 'The form had expired. Please try again.',
   BOOK_NOT_FOUND: 'There is no such book; it may have been deleted.',
+  PAGE_NOT_FOUND: 'There is no such page. Check the address, or start again from the list of books.',
   RESERVATION_NOT_FOUND: 'There is no such reservation.',
   ROLE_REQUIRED: 'Only an admin may do that.',
   NOT_RESERVATION_OWNER: 'That reservation belongs to someone else.',

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { AppError } from '../errors.js';
 import type { BooksService } from '../modules/books/books.service.js';
 import type { ReservationsService } from '../modules/reservations/reservations.service.js';
 import type { UsersRepository } from '../modules/users/users.repository.js';
@@ -38,4 +39,18 @@ export async function webFront(app: FastifyInstance, options: WebFrontOptions): 
   catalogueRoutes(context);
   reservationRoutes(context);
   adminBookRoutes(context);
+  // `/web/` is the pages' own space, so a mistyped page address is a page (problem details for
+  // scripts) through the error handler above; elsewhere an unknown path stays the API's 404 or 405.
+  await app.register(
+    async (pages) => {
+      pages.setNotFoundHandler(async (request) => {
+        throw new AppError(
+          'not_found',
+          'PAGE_NOT_FOUND',
+          `There is no page at ${request.url.split('?')[0]}.`,
+        );
+      });
+    },
+    { prefix: '/web' },
+  );
 }

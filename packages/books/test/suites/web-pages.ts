@@ -14,6 +14,8 @@ interface Page {
   status: number;
   location: string | null;
   contentType: string;
+  /** The Content-Security-Policy header ('' when there is none). */
+  csp: string;
   html: string;
 }
 
@@ -33,6 +35,7 @@ class PageClient {
       status: response.status,
       location: response.headers.get('location'),
       contentType: response.headers.get('content-type') ?? '',
+      csp: response.headers.get('content-security-policy') ?? '',
       html: await response.text(),
     };
   }
@@ -126,6 +129,22 @@ export function webPagesSuite(driver: Driver, skip: false | string = false) {
         ?.split(';')[0]
         ?.slice('REDIRECT_URI='.length);
       assert.equal(Buffer.from(saved ?? '', 'base64url').toString(), '/web/reservations');
+    });
+
+    test('an unknown page address is a page for browsers and problem details for scripts', async () => {
+      const page = await alice.get('/web/no-such-page?x=1');
+      assert.equal(page.status, 404);
+      assert.match(page.contentType, /^text\/html/);
+      assert.match(page.csp, /script-src 'none'/);
+      assert.match(text(page.html), /Not found There is no such page/);
+      assert.match(page.html, /Sign out/);
+      const script = await alice.get('/web/no-such-page', 'application/json');
+      assert.equal(script.status, 404);
+      assert.match(script.contentType, /^application\/problem\+json/);
+      assert.equal((JSON.parse(script.html) as { code: string }).code, 'PAGE_NOT_FOUND');
+      const api = await alice.get('/no-such-api-path');
+      assert.equal(api.status, 404);
+      assert.match(api.contentType, /^application\/problem\+json/);
     });
 
     test('the home page lists books with availability, searches with q, sorts and pages through links', async () => {
