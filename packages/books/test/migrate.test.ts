@@ -16,6 +16,7 @@ test('concurrent migrators on one PostgreSQL schema apply each migration exactly
       '003_reservation_workflow.sql',
       '004_book_search.sql',
       '005_row_versions.sql',
+      '006_book_search_index_no_pending_list.sql',
     ]);
     const tables = await database.db.query<{ name: string }>(
       'select table_name as name from information_schema.tables where table_schema = current_schema() order by 1',

@@ -54,6 +54,7 @@ function migrationSuite(driver: Driver, skip: false | string) {
           '003_reservation_workflow.sql',
           '004_book_search.sql',
           '005_row_versions.sql',
+          '006_book_search_index_no_pending_list.sql',
         ]);
         const rows = await db.query<{
           id: string;

@@ -41,7 +41,10 @@ function migrationSuite(driver: Driver, skip: false | string) {
           [book?.id, user?.id],
         );
 
-        assert.deepEqual((await migrate(db)).applied, ['005_row_versions.sql']);
+        assert.deepEqual((await migrate(db)).applied, [
+          '005_row_versions.sql',
+          '006_book_search_index_no_pending_list.sql',
+        ]);
         const versions = async () => {
           const [row] = await db.query<{ book: number; reservation: number }>(
             'select b.version as book, r.version as reservation from books b, reservations r where b.id = $1 and r.id = $2',

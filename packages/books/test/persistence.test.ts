@@ -38,6 +38,7 @@ test('books, reservations and sessions survive a restart on the PGlite data dire
         '003_reservation_workflow.sql',
         '004_book_search.sql',
         '005_row_versions.sql',
+        '006_book_search_index_no_pending_list.sql',
       ],
       'a restart applies no migration twice',
     );

@@ -46,17 +46,21 @@ export function bookPageSql(sort: readonly SortOrder<BookSortProperty>[]): strin
 
 /**
  * The page of the books matching `$4` (websearch_to_tsquery syntax, English), most relevant first,
- * with the number of matches, in one statement as the plain page. The GIN index on the stored
- * `search` vector (migration 004) finds the matches; only those are ranked.
+ * with the number of matches, in one statement as the plain page. The matches are found once, through
+ * the GIN index on the stored `search` vector (migrations 004 and 006: the WHERE is `search @@ query`,
+ * the indexed column itself), and ranked once; the total counts them and the page sorts them, so no
+ * book outside the matches is read or ranked.
  */
 export function bookSearchPageSql(sort: readonly SortOrder<BookSortProperty>[]): string {
-  const matches = `books, websearch_to_tsquery('english', $4) query where search @@ query`;
-  return pageSql(
+  const matches = `with matches as materialized (
+      select ${COLUMNS}, ts_rank(search, query) as relevance
+      from books, websearch_to_tsquery('english', $4) query where search @@ query)`;
+  return `${matches} ${pageSql(
     sort,
-    `(select count(*) as total from ${matches})`,
-    `select ${COLUMNS}, ${heldByCallerSql('books', '$3')}, ts_rank(search, query) as relevance from ${matches}`,
+    '(select count(*) as total from matches)',
+    `select ${COLUMNS}, ${heldByCallerSql('matches', '$3')}, relevance from matches`,
     ['relevance desc'],
-  );
+  )}`;
 }
 
 /** `source` (a select of the book columns) paged, joined to the one-row `counted` total. */
