@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
+import { freePort } from '@platform/testkit';
 import { ApiClient } from './support/client.js';
 import { type RateLimitProcess, startRateLimitProcess } from './support/ratelimit-process.js';
 import { type Driver, postgresSkip, startTestService, type TestService } from './support/service.js';
@@ -94,6 +95,16 @@ descriptors:
       requests_per_unit: 2
 `;
 
+/** The same domain with room for every call of a test, so only a dead service can stop the counting. */
+const BOOKS_DOMAIN_GENEROUS = BOOKS_DOMAIN.replace('requests_per_unit: 2', 'requests_per_unit: 100');
+
+/** Readiness over HTTP: 200 and UP (the rate limit service is not one of its checks). */
+async function assertReady(url: string): Promise<void> {
+  const response = await fetch(`${url}/actuator/health/readiness`);
+  assert.equal(response.status, 200);
+  assert.deepEqual(await response.json(), { status: 'UP' });
+}
+
 describe('per-user rate limits on a real ratelimit process (RATE_LIMIT_SERVICE)', () => {
   let ratelimit: RateLimitProcess;
   before(async () => {
@@ -125,10 +136,11 @@ describe('per-user rate limits on a real ratelimit process (RATE_LIMIT_SERVICE)'
     }
   });
 
-  test('a service that does not answer fails open: calls go through, one warning is logged', async () => {
+  test('a service that never answered fails open: calls go through, one warning is logged, readiness is UP', async () => {
     const log = capturedLog();
+    // A free port: nothing listens there.
     const service = await startTestService('pglite', {
-      env: { RATE_LIMIT_SERVICE: '127.0.0.1:1', RATE_LIMIT_TIMEOUT_MS: '300' },
+      env: { RATE_LIMIT_SERVICE: `127.0.0.1:${await freePort()}`, RATE_LIMIT_TIMEOUT_MS: '300' },
       logger: log.logger,
     });
     try {
@@ -142,8 +154,50 @@ describe('per-user rate limits on a real ratelimit process (RATE_LIMIT_SERVICE)'
       const warnings = log.lines.filter((line) => line.msg.includes('fail open'));
       assert.equal(warnings.length, 1, 'warned once, not per request');
       assert.equal(warnings[0]?.level, 40);
+      await assertReady(service.url);
     } finally {
       await service.close();
+    }
+  });
+
+  test('a service killed mid-run: calls go through unlimited, a warning at most once a minute, readiness stays UP', async () => {
+    // Its own process, so that killing it leaves the other tests' service alone.
+    const doomed = await startRateLimitProcess({ 'config.books.yaml': BOOKS_DOMAIN_GENEROUS });
+    const log = capturedLog();
+    const service = await startTestService('pglite', {
+      env: { RATE_LIMIT_SERVICE: doomed.grpcAddress, RATE_LIMIT_TIMEOUT_MS: '5000' },
+      logger: log.logger,
+    });
+    try {
+      const api = new ApiClient(service.url);
+      const user = await createTestSession(service);
+      const counted = await api.get('/books', { session: user });
+      assert.equal(counted.status, 200);
+      assert.equal(counted.headers.get('ratelimit-remaining'), '99', 'counted by the running service');
+      await assertReady(service.url);
+
+      await doomed.stop();
+      const failOpen = () => log.lines.filter((line) => line.msg.includes('fail open'));
+      for (let i = 0; i < 5; i++) {
+        const response = await api.get('/books', { session: user });
+        assert.equal(response.status, 200, 'allowed while the service is down');
+        assert.equal(response.headers.get('ratelimit-limit'), null, 'no limit to report');
+      }
+      assert.equal(failOpen().length, 1, 'one warning for the five calls, not one each');
+      assert.equal(failOpen()[0]?.level, 40);
+      assert.equal(failOpen()[0]?.allowedWithoutLimit, 1);
+      await assertReady(service.url);
+
+      // Still down a minute later: one more warning, counting the calls let through since the last.
+      service.clock.advance(61_000);
+      assert.equal((await api.get('/me', { session: user })).status, 200);
+      assert.equal(failOpen().length, 2);
+      assert.equal(failOpen()[1]?.allowedWithoutLimit, 5);
+      assert.equal(log.lines.filter((line) => line.msg.includes('answers again')).length, 0);
+      await assertReady(service.url);
+    } finally {
+      await service.close();
+      await doomed.stop();
     }
   });
 });
