@@ -94,7 +94,7 @@ async function bytesPerCounter(): Promise<string> {
   const before = used();
   const store = storeOf(2 * COUNTERS);
   for (let i = 0; i < COUNTERS; i++) {
-    store.hitNow(
+    store.hitAt(
       [hourly(`bench_counter_user-${String(i).padStart(10, '0')}@tenant_${NOW_MS / 1000}`)],
       plain,
       NOW_MS,
@@ -109,13 +109,13 @@ async function flood(): Promise<string> {
   let evictions = 0;
   const store = storeOf(COUNTERS, { inc: () => evictions++ });
   const victim = hourly('victim', 11, 10);
-  store.hitNow([victim], plain, NOW_MS);
+  store.hitAt([victim], plain, NOW_MS);
   const perMillion: string[] = [];
   let kept = true;
   let cpu = process.cpuUsage();
   for (let i = 0; i < COUNTERS + FLOOD; i++) {
-    store.hitNow([hourly(`flood-${i}`)], plain, NOW_MS);
-    if (i % ASK_EVERY === 0) kept &&= store.hitNow([hourly('victim', 0, 10)], plain, NOW_MS)[0] === 11;
+    store.hitAt([hourly(`flood-${i}`)], plain, NOW_MS);
+    if (i % ASK_EVERY === 0) kept &&= store.hitAt([hourly('victim', 0, 10)], plain, NOW_MS)[0] === 11;
     if ((i + 1) % COUNTERS === 0) {
       const used = process.cpuUsage(cpu);
       perMillion.push(((used.user + used.system) / 1e6).toFixed(2));

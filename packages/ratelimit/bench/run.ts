@@ -80,8 +80,6 @@ const H2_NOOP = 'gRPC ceiling: no-op on raw node:http2, 1 descriptor';
 const CONNECT_NOOP = 'gRPC ceiling: no-op on @connectrpc/connect-node, 1 descriptor';
 const H2_MEMORY = 'gRPC prototype on node:http2, memory, 1 descriptor';
 const H2_PIPELINED = `gRPC prototype on node:http2, ${PIPELINED}, 1 descriptor`;
-/** The memory server with its store answering through a promise: what `hitNow` buys. */
-const PROMISED_MEMORY = 'gRPC memory, 1 descriptor, store answering through a promise (no hitNow)';
 
 const CONFIG = `domain: bench
 descriptors:
@@ -444,26 +442,14 @@ async function main(): Promise<void> {
         h2Ports.pipelined,
       ),
     ]);
-    const promisedPorts = await ports();
-    const memoryPromised = await startServerProcess({
-      name: 'memory-promised',
-      script: 'bench/servers/ratelimit-promised',
-      ports: [promisedPorts.http, promisedPorts.grpc],
-      env: rateLimitEnv(work, promisedPorts, { BACKEND_TYPE: 'memory' }),
-    });
-    servers.push(memoryH2, pipelinedH2, memoryPromised);
-    for (const port of [h2Ports.memory, h2Ports.pipelined, promisedPorts.grpc]) {
+    servers.push(memoryH2, pipelinedH2);
+    for (const port of [h2Ports.memory, h2Ports.pipelined]) {
       await probeGrpc(port, RLS_PATH, await readFile(frames.three));
     }
     const [noop1, mem1, pipelined1] = (await inTurns(
       { scenario: 'gRPC no-op (grpc-js), 1 descriptor', server: noop, load: grpc(noopPort, frames.one) },
       [
         { scenario: 'gRPC memory, 1 descriptor', server: memory, load: grpc(memoryPorts.grpc, frames.one) },
-        {
-          scenario: PROMISED_MEMORY,
-          server: memoryPromised,
-          load: grpc(promisedPorts.grpc, frames.one),
-        },
         {
           scenario: `gRPC ${PIPELINED}, 1 descriptor`,
           server: pipelined,
@@ -491,7 +477,7 @@ async function main(): Promise<void> {
         },
       ],
     )) as [Row, Row, Row];
-    const sectionOnly = [memoryH2, pipelinedH2, memoryPromised];
+    const sectionOnly = [memoryH2, pipelinedH2];
     await Promise.all(sectionOnly.map((server) => server.stop()));
     servers.splice(0, servers.length, ...servers.filter((server) => !sectionOnly.includes(server)));
     await measure(
@@ -718,14 +704,6 @@ function prototypeLine(rows: readonly Row[], prototype: string, ours: string): s
   return `${prototype}: ${speed.toFixed(2)}× the req/s of ${ours} (grpc-js), which spends ${cpu.toFixed(2)}× its CPU per request (adoption needs ≥ 1.15× on memory).`;
 }
 
-/** What the synchronous decision path (`CounterStore.hitNow`) buys, from the two memory rows. */
-function shortcutLine(rows: readonly Row[]): string {
-  const byName = (name: string) => rows.find((row) => row.scenario === name) as Row;
-  const [sync, promised] = [byName('gRPC memory, 1 descriptor'), byName(PROMISED_MEMORY)];
-  const speed = sync.result.requestsPerSecond / promised.result.requestsPerSecond;
-  return `hitNow (the memory store answering at once): ${cpuMicrosPerRequest(sync).toFixed(1)} µs of server CPU per request against ${cpuMicrosPerRequest(promised).toFixed(1)} µs through a promise, ${speed.toFixed(2)}× the req/s.`;
-}
-
 function renderReport(
   startedAt: Date,
   machine: string,
@@ -754,7 +732,6 @@ function renderReport(
     '',
     prototypeLine(rows, H2_MEMORY, 'gRPC memory, 1 descriptor'),
     prototypeLine(rows, H2_PIPELINED, `gRPC ${PIPELINED}, 1 descriptor`),
-    shortcutLine(rows),
     '',
     renderTargets(targetRows),
     '',

@@ -102,7 +102,7 @@ test('a new key costs the same when the store is full as when it is filling', as
   const { store } = storeAt({ now: 1000 }, count);
   const insert = async (prefix: string) => {
     const started = performance.now();
-    for (let i = 0; i < count; i++) store.hitNow([hit(`${prefix}${i}`)], plain, 1000);
+    for (let i = 0; i < count; i++) store.hitAt([hit(`${prefix}${i}`)], plain, 1000);
     return performance.now() - started;
   };
   const filling = await insert('fill');

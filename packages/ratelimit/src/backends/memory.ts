@@ -100,10 +100,16 @@ export class MemoryStore implements CounterStore {
   }
 
   hit(hits: readonly CounterHit[], options: { stopIncrementWhenOverLimit: boolean }): Promise<HitResults> {
-    return Promise.resolve(this.hitNow(hits, options, this.deps.now() * 1000));
+    return Promise.resolve(this.hitAt(hits, options, this.deps.now() * 1000));
   }
 
-  hitNow(
+  /**
+   * `hit`'s work at a given clock reading, answered at once; tests and the counters bench choose
+   * the time. The limiter goes through `hit` like for every store: answering it without a promise
+   * bought nothing per request (2026-11-25, quiet machine: 43.5 µs of server CPU per gRPC request
+   * against 41.6 µs through the promise), so that path was removed.
+   */
+  hitAt(
     hits: readonly CounterHit[],
     options: { stopIncrementWhenOverLimit: boolean },
     nowMs: number,

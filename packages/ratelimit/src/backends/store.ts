@@ -66,20 +66,6 @@ export interface CounterStore {
    * Rejects with a StoreError carrying the backend's error text when the backend fails.
    */
   hit(hits: readonly CounterHit[], options: { stopIncrementWhenOverLimit: boolean }): Promise<HitResults>;
-  /**
-   * The same as `hit`, answered at once, for stores that never wait (the in-process memory
-   * store). When present the limiter calls it instead of `hit`, so a request through such a
-   * store creates no promise and no microtask: 452–565 ns of CPU per decision against 701–759 ns
-   * through a promise, in-process (2026-11-25); per request, the bench compares the memory row with
-   * "store answering through a promise (no hitNow)" (bench/servers/ratelimit-promised.ts). Network
-   * stores leave it out. `nowMs` is the limiter's clock reading for the request, so the keys'
-   * windows and their expiry agree.
-   */
-  hitNow?(
-    hits: readonly CounterHit[],
-    options: { stopIncrementWhenOverLimit: boolean },
-    nowMs: number,
-  ): HitResults;
   /** False while the backend is known to be unreachable (REDIS_HEALTH_CHECK_ACTIVE_CONNECTION). */
   isHealthy(): boolean;
   /** Called whenever isHealthy() changes; the health model subscribes. */

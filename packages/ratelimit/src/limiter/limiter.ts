@@ -47,9 +47,8 @@ export class RateLimiter {
   ) {}
 
   /**
-   * Fills `statuses[i]` for every index with a limit; other indexes are left as they are.
-   * Done on return (undefined) when the store answers at once (`hitNow`), so no promise is
-   * made; otherwise the returned promise settles when done and rejects with the store's error.
+   * Fills `statuses[i]` for every index with a limit; other indexes are left as they are. The
+   * promise settles when done and rejects with the store's error.
    */
   check(
     domain: string,
@@ -57,9 +56,8 @@ export class RateLimiter {
     limits: readonly (CountedLimit | undefined)[],
     addends: readonly number[],
     statuses: DescriptorStatus[],
-  ): Promise<void> | undefined {
-    const nowMs = this.clock();
-    const now = Math.floor(nowMs / 1000);
+  ): Promise<void> {
+    const now = Math.floor(this.clock() / 1000);
     const hits: IndexedHit[] = [];
     // Allocated only when a key is already known to be over its limit, which is rare.
     let fromLocalCache: (Limit | undefined)[] | undefined;
@@ -112,12 +110,7 @@ export class RateLimiter {
     const options = stop ? STOP_WHEN_OVER : KEEP_INCREMENTING;
     if (sent.length === 0) {
       this.decide(limits, addends, hits, [], fromLocalCache, now, statuses);
-      return undefined;
-    }
-    if (this.store.hitNow) {
-      const results = this.store.hitNow(sent, options, nowMs);
-      this.decide(limits, addends, hits, results, fromLocalCache, now, statuses);
-      return undefined;
+      return Promise.resolve();
     }
     return this.store.hit(sent, options).then((results) => {
       this.decide(limits, addends, hits, results, fromLocalCache, now, statuses);

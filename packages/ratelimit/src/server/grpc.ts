@@ -88,22 +88,12 @@ export function createGrpcServer(
         refuse(callback, started, problem);
         return;
       }
-      let answer: RateLimitResponse | Promise<RateLimitResponse>;
-      try {
-        // Without tracing, no span options and no closure per call.
-        answer = isTracingActive() ? tracedAnswer(service, call) : service.shouldRateLimit(call.request);
-      } catch (error) {
-        fail(callback, started, error);
-        return;
-      }
-      if (answer instanceof Promise) {
-        answer.then(
-          (response) => reply(callback, started, response),
-          (error: unknown) => fail(callback, started, error),
-        );
-      } else {
-        reply(callback, started, answer);
-      }
+      // Without tracing, no span options and no closure per call.
+      const answer = isTracingActive() ? tracedAnswer(service, call) : service.shouldRateLimit(call.request);
+      answer.then(
+        (response) => reply(callback, started, response),
+        (error: unknown) => fail(callback, started, error),
+      );
     },
   });
 

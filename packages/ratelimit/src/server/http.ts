@@ -67,7 +67,7 @@ function handleJson(
   });
 }
 
-/** Decides, then hands the answer to the writer; with the memory store the decision happens in this call. */
+/** Decides, then hands the answer to the writer. */
 function answerJson(
   service: RateLimitService,
   writer: TurnEndWriter,
@@ -75,21 +75,17 @@ function answerJson(
   response: ServerResponse,
   log: Logger,
 ): void {
-  let answer: RateLimitResponse | Promise<RateLimitResponse>;
+  let answer: Promise<RateLimitResponse>;
   try {
     answer = service.shouldRateLimit(decodeRateLimitRequest(body));
   } catch (error) {
     badRequest(response, error, log);
     return;
   }
-  if (answer instanceof Promise) {
-    answer.then(
-      (result) => sendAnswer(writer, response, result, log),
-      (error: unknown) => badRequest(response, error, log),
-    );
-  } else {
-    sendAnswer(writer, response, answer, log);
-  }
+  answer.then(
+    (result) => sendAnswer(writer, response, result, log),
+    (error: unknown) => badRequest(response, error, log),
+  );
 }
 
 function sendAnswer(

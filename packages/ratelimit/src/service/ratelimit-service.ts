@@ -57,28 +57,26 @@ export class RateLimitService {
     this.globalShadow = stats.counter(STAT.globalShadowMode);
   }
 
-  /**
-   * Answers at once when the store does (the memory store), else with a promise; a request
-   * through the memory store thus makes no promise at all. Failures are thrown (or rejected)
-   * as a ServiceError or StoreError, already counted.
-   */
-  shouldRateLimit(request: RateLimitRequest): RateLimitResponse | Promise<RateLimitResponse> {
+  /** The answer, or a rejection with a ServiceError or StoreError, already counted. */
+  shouldRateLimit(request: RateLimitRequest): Promise<RateLimitResponse> {
     if (isTracingActive()) {
-      // The reference's span for every call, gRPC and /json alike.
-      return timedSpan(
-        'ShouldRateLimit Execution',
-        { domain: request.domain, 'request string': JSON.stringify(request) },
-        () => this.decideCounted(request),
+      // The reference's span for every call, gRPC and /json alike (the span's answer is this promise).
+      return Promise.resolve(
+        timedSpan(
+          'ShouldRateLimit Execution',
+          { domain: request.domain, 'request string': JSON.stringify(request) },
+          () => this.decideCounted(request),
+        ),
       );
     }
     return this.decideCounted(request);
   }
 
-  private decideCounted(request: RateLimitRequest): RateLimitResponse | Promise<RateLimitResponse> {
+  private decideCounted(request: RateLimitRequest): Promise<RateLimitResponse> {
     try {
       return this.decide(request);
     } catch (error) {
-      throw this.counted(error);
+      return Promise.reject(this.counted(error));
     }
   }
 
@@ -98,7 +96,8 @@ export class RateLimitService {
     return error instanceof ServiceError ? error : new ServiceError((error as Error).message);
   }
 
-  private decide(request: RateLimitRequest): RateLimitResponse | Promise<RateLimitResponse> {
+  /** Throws what is wrong with the request itself; the promise rejects with what the store says. */
+  private decide(request: RateLimitRequest): Promise<RateLimitResponse> {
     if (request.domain === '') throw new ServiceError('rate limit domain must not be empty');
     const descriptors = request.descriptors;
     if (descriptors.length === 0) throw new ServiceError('rate limit descriptor list must not be empty');
@@ -113,11 +112,10 @@ export class RateLimitService {
     if (!domain) {
       this.stats.domainNotFound(request.domain).inc(descriptors.length);
       for (let i = 0; i < descriptors.length; i++) statuses[i] = okStatus();
-      return this.respond(request, statuses);
+      return Promise.resolve(this.respond(request, statuses));
     }
     const limits = this.resolveLimits(domain, descriptors, statuses);
     const counting = this.limiter.check(request.domain, descriptors, limits, hitsAddends(request), statuses);
-    if (!counting) return this.respond(request, statuses);
     // One promise for the answer and the failure, not a chain of two.
     return counting.then(
       () => this.respondCounted(request, statuses),

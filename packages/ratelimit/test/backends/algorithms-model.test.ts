@@ -154,7 +154,7 @@ test('the memory store answers every random sequence as the model does', () => {
     try {
       c.steps.forEach((step, i) => {
         now += step.advanceMs;
-        const results = store.hitNow([hitOf('k', c, step.addend)], noStop, now);
+        const results = store.hitAt([hitOf('k', c, step.addend)], noStop, now);
         const expected = model.hit(now, step.addend);
         assert.deepEqual([results[0], results[1]], expected, `seed ${seed} step ${i} (${c.params.kind})`);
       });
