@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { migrate } from '../src/db/migrate.js';
+import { MIGRATIONS } from './support/migrations.js';
 import { openTestDatabase, postgresSkip } from './support/service.js';
 
 test('concurrent migrators on one PostgreSQL schema apply each migration exactly once', {
@@ -10,14 +11,7 @@ test('concurrent migrators on one PostgreSQL schema apply each migration exactly
   try {
     await database.db.exec('drop table reservations, books, book_count, sessions, users, schema_migrations');
     const results = await Promise.all([migrate(database.db), migrate(database.db), migrate(database.db)]);
-    assert.deepEqual(results.flatMap((result) => result.applied).sort(), [
-      '001_init.sql',
-      '002_book_count.sql',
-      '003_reservation_workflow.sql',
-      '004_book_search.sql',
-      '005_row_versions.sql',
-      '006_book_search_index_no_pending_list.sql',
-    ]);
+    assert.deepEqual(results.flatMap((result) => result.applied).sort(), MIGRATIONS);
     const tables = await database.db.query<{ name: string }>(
       'select table_name as name from information_schema.tables where table_schema = current_schema() order by 1',
     );

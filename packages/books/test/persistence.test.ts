@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { ApiClient } from './support/client.js';
 import { createBook } from './support/fixtures-api.js';
+import { MIGRATIONS } from './support/migrations.js';
 import { openTestDatabase, startTestService } from './support/service.js';
 import { createTestSession } from './support/test-sessions.js';
 
@@ -32,14 +33,7 @@ test('books, reservations and sessions survive a restart on the PGlite data dire
     const migrations = await second.db.query<{ name: string }>('select name from schema_migrations');
     assert.deepEqual(
       migrations.map((row) => row.name),
-      [
-        '001_init.sql',
-        '002_book_count.sql',
-        '003_reservation_workflow.sql',
-        '004_book_search.sql',
-        '005_row_versions.sql',
-        '006_book_search_index_no_pending_list.sql',
-      ],
+      MIGRATIONS,
       'a restart applies no migration twice',
     );
   } finally {

@@ -8,15 +8,10 @@ import type { Queryable } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { bookSearchPageSql } from '../src/modules/books/books.repository.js';
 import { migrationsDir } from '../src/paths.js';
+import { migrationsBefore } from './support/migrations.js';
 import { type Driver, openTestDatabase, postgresSkip } from './support/service.js';
 
-const BEFORE_006 = [
-  '001_init.sql',
-  '002_book_count.sql',
-  '003_reservation_workflow.sql',
-  '004_book_search.sql',
-  '005_row_versions.sql',
-];
+const BEFORE_006 = migrationsBefore('006_book_search_index_no_pending_list.sql');
 const CALLER = '00000000-0000-0000-0000-000000000000';
 
 let oldDir: string;
