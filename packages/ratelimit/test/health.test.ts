@@ -5,9 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { freePort, waitForPort } from '@platform/testkit';
+import { waitForPort } from '@platform/testkit';
 import { RateLimitClient } from '../src/client/client.js';
 import { HealthModel } from '../src/server/health.js';
+import { freePorts, loopbackEnv } from './helpers/child-server.js';
 import { eventually, request, startTestServer } from './helpers/server.js';
 
 test('health model: any failed component fails the whole; all must be OK again', () => {
@@ -112,20 +113,9 @@ test('the ratelimit command exits 0 after SIGTERM, and fails fast on a bad setti
   const root = await mkdtemp(join(tmpdir(), 'ratelimit-bin-'));
   await mkdir(join(root, 'config'), { recursive: true });
   await writeFile(join(root, 'config', 'a.yaml'), 'domain: a\n');
-  const [http, grpc, debug] = [await freePort(), await freePort(), await freePort()];
-  const env = {
-    ...process.env,
-    BACKEND_TYPE: 'memory',
-    RUNTIME_ROOT: root,
-    HOST: '127.0.0.1',
-    PORT: String(http),
-    GRPC_HOST: '127.0.0.1',
-    GRPC_PORT: String(grpc),
-    DEBUG_HOST: '127.0.0.1',
-    DEBUG_PORT: String(debug),
-    USE_STATSD: 'false',
-    DISABLE_STATS: 'true',
-  };
+  const ports = await freePorts();
+  const { grpc, debug } = ports;
+  const env = { ...process.env, BACKEND_TYPE: 'memory', ...loopbackEnv(root, ports) };
   try {
     const bin = fileURLToPath(new URL('../bin/ratelimit.ts', import.meta.url));
     const command = [process.execPath, ['--import', 'tsx', bin]] as const;

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { freePort, type ManagedProcess, serviceSkip, spawnManaged, startRedis } from '@platform/testkit';
+import { type ManagedProcess, serviceSkip, spawnManaged, startRedis } from '@platform/testkit';
 import { RateLimitClient } from '../../src/client/client.js';
+import { freePorts, loopbackEnv } from '../helpers/child-server.js';
 import { eventually } from './helpers.js';
 
 const skip = serviceSkip('redis-server', 'redis-server');
@@ -29,24 +30,16 @@ async function launch(
   root: string,
   redisAddress: string,
 ): Promise<{ process: ManagedProcess; client: RateLimitClient }> {
-  const [http, grpc, debug] = [await freePort(), await freePort(), await freePort()];
+  const ports = await freePorts();
   const env = {
     BACKEND_TYPE: 'redis',
     REDIS_URL: redisAddress,
-    RUNTIME_ROOT: root,
     RUNTIME_WATCH_ROOT: 'false',
-    HOST: '127.0.0.1',
-    PORT: String(http),
-    GRPC_HOST: '127.0.0.1',
-    GRPC_PORT: String(grpc),
-    DEBUG_HOST: '127.0.0.1',
-    DEBUG_PORT: String(debug),
-    USE_STATSD: 'false',
-    DISABLE_STATS: 'true',
+    ...loopbackEnv(root, ports),
   };
   const assignments = Object.entries(env).map(([name, value]) => `${name}=${value}`);
   const child = spawnManaged('env', [...assignments, process.execPath, '--import', 'tsx', bin]);
-  const client = new RateLimitClient(`127.0.0.1:${grpc}`);
+  const client = new RateLimitClient(`127.0.0.1:${ports.grpc}`);
   try {
     // Two tsx start-ups on a loaded shared machine have taken over 30 s.
     await eventually(

@@ -22,6 +22,32 @@ export interface ChildServer {
   stop(): Promise<void>;
 }
 
+export interface LoopbackPorts {
+  readonly http: number;
+  readonly grpc: number;
+  readonly debug: number;
+}
+
+/** Three free loopback ports for a service process. */
+export async function freePorts(): Promise<LoopbackPorts> {
+  return { http: await freePort(), grpc: await freePort(), debug: await freePort() };
+}
+
+/** The settings that serve `root`'s config on `ports` of 127.0.0.1, with no stats sent anywhere. */
+export function loopbackEnv(root: string, ports: LoopbackPorts): Record<string, string> {
+  return {
+    RUNTIME_ROOT: root,
+    HOST: '127.0.0.1',
+    PORT: String(ports.http),
+    GRPC_HOST: '127.0.0.1',
+    GRPC_PORT: String(ports.grpc),
+    DEBUG_HOST: '127.0.0.1',
+    DEBUG_PORT: String(ports.debug),
+    USE_STATSD: 'false',
+    DISABLE_STATS: 'true',
+  };
+}
+
 /**
  * Starts bin/ratelimit.ts with the memory store (unless `env` says otherwise) on free loopback
  * ports, with `files` in RUNTIME_ROOT/config, and waits until all three ports accept connections.
@@ -33,22 +59,14 @@ export async function startChildServer(
   const root = await mkdtemp(join(tmpdir(), 'ratelimit-child-'));
   await mkdir(join(root, 'config'), { recursive: true });
   for (const [name, text] of Object.entries(files)) await writeFile(join(root, 'config', name), text);
-  const ports = { http: await freePort(), grpc: await freePort(), debug: await freePort() };
+  const ports = await freePorts();
   const bin = fileURLToPath(new URL('../../bin/ratelimit.ts', import.meta.url));
   const child = spawn(process.execPath, ['--import', 'tsx', bin], {
     env: {
       ...process.env,
       BACKEND_TYPE: 'memory',
-      RUNTIME_ROOT: root,
       RUNTIME_WATCH_ROOT: 'false',
-      HOST: '127.0.0.1',
-      PORT: String(ports.http),
-      GRPC_HOST: '127.0.0.1',
-      GRPC_PORT: String(ports.grpc),
-      DEBUG_HOST: '127.0.0.1',
-      DEBUG_PORT: String(ports.debug),
-      USE_STATSD: 'false',
-      DISABLE_STATS: 'true',
+      ...loopbackEnv(root, ports),
       ...env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
