@@ -26,8 +26,6 @@ export class RedisInstance {
   private queuedCommands = 0;
   private flushTimer: NodeJS.Timeout | undefined;
   private flushScheduled = false;
-  /** performance.now() when the first call of the queued batch was queued. */
-  private batchStartedAt = 0;
   private activeConnections = 0;
   /** REDIS_TIMEOUT from each call's start; absent when the timeout is 0 (none). */
   private readonly deadlines: CallDeadlines | undefined;
@@ -117,14 +115,6 @@ export class RedisInstance {
 
   private enqueue(item: QueuedBatch): void {
     const { pipelineLimit, pipelineWindowMs } = this.settings;
-    if (pipelineWindowMs > 0) {
-      // A turn of the event loop that reads many requests can outlast a sub-millisecond window:
-      // the window is also checked as calls are queued, so Redis starts on the first part of a
-      // long turn's commands while the rest are still being read.
-      const now = performance.now();
-      if (this.queue.length > 0 && now - this.batchStartedAt >= pipelineWindowMs) this.flushNow();
-      if (this.queue.length === 0) this.batchStartedAt = now;
-    }
     this.queue.push(item);
     this.queuedCommands += commandCount(item.batch);
     if (pipelineLimit > 0 && this.queuedCommands >= pipelineLimit) {
@@ -140,7 +130,9 @@ export class RedisInstance {
     } else {
       // A limit without a window, or a window shorter than Node's 1 ms timer resolution (a
       // `setTimeout` of 150 µs fires after 1 ms or more): flush at the end of this turn of the
-      // event loop, or earlier when a call queued later in the turn finds the window passed.
+      // event loop. Not earlier when a long turn outlasts the window: every write wakes Redis on
+      // its core, and on the 2-core benchmark machine the extra writes of a turn split by the
+      // window cost more server CPU than Redis starting early saved (README, Benchmark).
       this.flushScheduled = true;
       setImmediate(() => {
         this.flushScheduled = false;
