@@ -53,6 +53,7 @@ export async function runH2load(run: H2loadRun): Promise<LoadResult> {
       requestsPerSecond: latencies.length / run.seconds,
       p50Ms: quantile(latencies, 0.5),
       p99Ms: quantile(latencies, 0.99),
+      ...(run.ratePerClient ? { askedPerSecond: run.ratePerClient * run.clients } : {}),
       failed: failedRequests(output),
       command: shownOnCore(LOAD_CORE, [
         'h2load',

@@ -3,6 +3,8 @@ export interface LoadResult {
   readonly requestsPerSecond: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
+  /** For a paced run, the rate it asked for (requests/s); a lower `requestsPerSecond` means the server fell behind. */
+  readonly askedPerSecond?: number;
   /** Responses that were not a success (non-2xx, transport errors, timeouts). */
   readonly failed: number;
   /** The exact command line that produced the numbers. */
