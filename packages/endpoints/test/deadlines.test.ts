@@ -49,3 +49,21 @@ test('a deadline started after the earlier ones settled keeps its own time', (t)
   time.advance(500);
   assert.deepEqual(expired, ['late']);
 });
+
+test('settling a deadline twice, or after it expired, leaves the pending ones in place', (t) => {
+  const time = clock(t);
+  const deadlines = new Deadlines(100, time.now);
+  const expired: string[] = [];
+  const first = deadlines.start(() => expired.push('first'));
+  time.advance(10);
+  const second = deadlines.start(() => expired.push('second'));
+  time.advance(10);
+  deadlines.start(() => expired.push('third'));
+  deadlines.settle(second);
+  deadlines.settle(second);
+  time.advance(80);
+  assert.deepEqual(expired, ['first']);
+  deadlines.settle(first);
+  time.advance(20);
+  assert.deepEqual(expired, ['first', 'third']);
+});
