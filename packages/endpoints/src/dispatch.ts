@@ -4,7 +4,7 @@ import { CallError } from './errors.js';
 import { type BodyLimits, type ParsedBody, parseBody } from './http/body.js';
 import { RequestContext } from './http/context.js';
 import type { Exchange } from './http/exchange.js';
-import type { Outcome } from './http/outcome.js';
+import { type Outcome, PendingOutcome } from './http/outcome.js';
 import { parseSearch } from './http/query.js';
 import { renderError, renderValue, unsendable } from './http/render.js';
 import { NO_KEYWORDS } from './http/request.js';
@@ -65,7 +65,7 @@ export class Dispatcher {
     };
   }
 
-  dispatch(exchange: Exchange): Outcome | Promise<Outcome> {
+  dispatch(exchange: Exchange): Outcome | PendingOutcome {
     const context = new RequestContext(exchange);
     const request = context.request;
     try {
@@ -76,7 +76,7 @@ export class Dispatcher {
       request.routed(segments, node.depth, handler.ownSegment ? node.depth - 1 : node.depth);
       request.positionals = node.depth === 0 ? segments : segments.slice(node.depth);
       if (request.search !== '') request.keywords = parseSearch(request.search);
-      if (exchange.hasBody()) return this.#settle(this.#withBody(handler, context), context);
+      if (exchange.hasBody()) return this.#withBody(handler, context);
       const outcome = this.#call(handler, context);
       return outcome instanceof Promise ? this.#settle(outcome, context) : outcome;
     } catch (error) {
@@ -105,13 +105,31 @@ export class Dispatcher {
     return renderError(error, context.response, false);
   }
 
-  /** Reads and parses the body, then calls the handler; only multipart parsing adds a step. */
-  #withBody(handler: Handler, context: RequestContext): Promise<Outcome> {
-    const exchange = context.exchange;
-    return exchange.readBody(this.#settings.bodyLimit).then((bytes) => {
-      const body = parseBody(bytes, exchange.header('content-type'), this.#bodyLimits);
-      if (body instanceof Promise) return body.then((parsed) => this.#callWithBody(handler, context, parsed));
-      return this.#callWithBody(handler, context, body);
+  /**
+   * Reads and parses the body, then calls the handler. The body arrives through callbacks, so a
+   * handler that answers in the tick the body ends has its outcome delivered in that tick; only
+   * multipart parsing or an async handler adds a step.
+   */
+  #withBody(handler: Handler, context: RequestContext): PendingOutcome {
+    return this.#later(context, (finish, fail) => {
+      const exchange = context.exchange;
+      exchange.readBody(
+        this.#settings.bodyLimit,
+        (bytes) => {
+          try {
+            const body = parseBody(bytes, exchange.header('content-type'), this.#bodyLimits);
+            const outcome =
+              body instanceof Promise
+                ? body.then((parsed) => this.#callWithBody(handler, context, parsed))
+                : this.#callWithBody(handler, context, body);
+            if (outcome instanceof Promise) outcome.then(finish, fail);
+            else finish(outcome);
+          } catch (error) {
+            fail(error);
+          }
+        },
+        fail,
+      );
     });
   }
 
@@ -160,32 +178,40 @@ export class Dispatcher {
     return renderValue(body, response, handler.mediaType);
   }
 
-  /**
-   * Settles an asynchronous request, rendering failures, within the request timeout if one is set.
-   * A body still arriving at the timeout is abandoned, so the connection closes after the 503.
-   */
-  #settle(pending: Promise<Outcome>, context: RequestContext): Promise<Outcome> {
-    const deadlines = this.#deadlines;
-    if (deadlines === null) return pending.catch((error: unknown) => this.#fail(error, context));
-    return new Promise((resolve) => {
-      const deadline = deadlines.start(() => {
-        const { method, path } = context.request;
-        const message = `${method} ${path} did not finish within ${this.#settings.requestTimeout} ms`;
-        context.exchange.abandonBody();
-        this.#settings.log(`endpoints: ${message}`);
-        resolve(renderError(new CallError(503, message), new EndpointResponse(), false));
-      });
-      pending.then(
-        (outcome) => {
-          deadlines.settle(deadline);
-          resolve(outcome);
-        },
-        (error: unknown) => {
-          deadlines.settle(deadline);
-          resolve(this.#fail(error, context));
-        },
-      );
+  /** An async handler's outcome, failures rendered. */
+  #settle(pending: Promise<Outcome>, context: RequestContext): PendingOutcome {
+    return this.#later(context, (finish, fail) => {
+      pending.then(finish, fail);
     });
+  }
+
+  /**
+   * An outcome that `run` finishes later, within the request timeout if one is set: at the
+   * timeout the 503 goes out, and a body still arriving is abandoned, so the connection closes
+   * after it. A failure is rendered (and a 5xx logged) even after the timeout has answered.
+   */
+  #later(
+    context: RequestContext,
+    run: (finish: (outcome: Outcome) => void, fail: (error: unknown) => void) => void,
+  ): PendingOutcome {
+    const later = new PendingOutcome();
+    const deadlines = this.#deadlines;
+    const deadline = deadlines?.start(() => later.resolve(this.#timedOut(context)));
+    const finish = (outcome: Outcome) => {
+      if (deadline !== undefined) deadlines?.settle(deadline);
+      later.resolve(outcome);
+    };
+    run(finish, (error) => finish(this.#fail(error, context)));
+    return later;
+  }
+
+  /** The 503 of a request past its timeout; a body still arriving is abandoned. */
+  #timedOut(context: RequestContext): Outcome {
+    const { method, path } = context.request;
+    const message = `${method} ${path} did not finish within ${this.#settings.requestTimeout} ms`;
+    context.exchange.abandonBody();
+    this.#settings.log(`endpoints: ${message}`);
+    return renderError(new CallError(503, message), new EndpointResponse(), false);
   }
 
   /** Renders a thrown value; any 5xx answer, a CallError's included, is logged with its stack. */

@@ -20,10 +20,12 @@ export interface Exchange {
   /** Whether the request carries a body worth reading. */
   hasBody(): boolean;
   /**
-   * Reads the whole body, counting bytes as they arrive (chunked or not). Past `limit` it stops
-   * reading, abandons the body and rejects with CallError 413.
+   * Reads the whole body, counting bytes as they arrive (chunked or not), then calls `received`
+   * with it, or `failed` with the error; exactly one of them, at most once. Past `limit` it stops
+   * reading, abandons the body and fails with CallError 413. Callbacks rather than a promise: the
+   * dispatcher continues in the tick the body ends, with no promise per step.
    */
-  readBody(limit: number): Promise<Uint8Array>;
+  readBody(limit: number, received: (body: Uint8Array) => void, failed: (error: unknown) => void): void;
   /**
    * Stops reading a body that has not ended (too large, or too slow). The interface then answers
    * with `Connection: close` and the connection ends after the answer, so nothing more is read.

@@ -34,10 +34,12 @@ export class NodeBody {
   /** A small body arrives in one chunk: it is kept as it is, with no list and no copy. */
   #first: Buffer | undefined;
   #chunks: Buffer[] | undefined;
-  #resolve: ((body: Uint8Array) => void) | undefined;
-  #reject: ((error: unknown) => void) | undefined;
+  /** The reader's callbacks, until one of them has been called. */
+  #received: ((body: Uint8Array) => void) | undefined;
+  #failed: ((error: unknown) => void) | undefined;
   // Listeners as fields, not named local functions: a bundler keeping names (tsx does) would wrap
-  // each one, on every request.
+  // each one, on every request. Added with `on`, not `once`, which would wrap each again; none is
+  // removed after the end, as the request is done with by then.
   #onData: ((chunk: Buffer) => void) | undefined;
   #onEnd: (() => void) | undefined;
 
@@ -45,38 +47,37 @@ export class NodeBody {
     this.#req = req;
   }
 
-  read(limit: number): Promise<Uint8Array> {
+  read(limit: number, received: (body: Uint8Array) => void, failed: (error: unknown) => void): void {
     const req = this.#req;
     if (req.readableEnded) {
-      return Promise.reject(
+      failed(
         new CallError(
           500,
           'the request body was already read by another middleware; mount endpoints before body parsers',
         ),
       );
+      return;
     }
-    return new Promise((resolve, reject) => {
-      if (Number(req.headers['content-length']) > limit) {
-        this.abandon();
-        reject(bodyTooLarge(limit));
-        return;
-      }
-      this.#limit = limit;
-      this.#resolve = resolve;
-      this.#reject = reject;
-      this.#onData = (chunk) => this.#data(chunk);
-      this.#onEnd = () => this.#end();
-      req.on('data', this.#onData);
-      req.once('end', this.#onEnd);
-      req.once('error', reject);
-    });
+    if (Number(req.headers['content-length']) > limit) {
+      this.abandon();
+      failed(bodyTooLarge(limit));
+      return;
+    }
+    this.#limit = limit;
+    this.#received = received;
+    this.#failed = failed;
+    this.#onData = (chunk) => this.#data(chunk);
+    this.#onEnd = () => this.#end();
+    req.on('data', this.#onData);
+    req.on('end', this.#onEnd);
+    req.on('error', (error: unknown) => this.#fail(error));
   }
 
   #data(chunk: Buffer): void {
     this.#size += chunk.byteLength;
     if (this.#size > this.#limit) {
       this.abandon();
-      this.#reject?.(bodyTooLarge(this.#limit));
+      this.#fail(bodyTooLarge(this.#limit));
       return;
     }
     if (this.#first === undefined) this.#first = chunk;
@@ -88,10 +89,20 @@ export class NodeBody {
     // Nothing more will be read: `abandon` now has nothing to stop.
     this.#onData = undefined;
     this.#onEnd = undefined;
+    const received = this.#received;
+    if (received === undefined) return;
+    this.#received = undefined;
+    this.#failed = undefined;
     const chunks = this.#chunks;
-    (this.#resolve as (body: Uint8Array) => void)(
-      chunks ? Buffer.concat(chunks, this.#size) : (this.#first ?? Buffer.alloc(0)),
-    );
+    received(chunks ? Buffer.concat(chunks, this.#size) : (this.#first ?? Buffer.alloc(0)));
+  }
+
+  #fail(error: unknown): void {
+    const failed = this.#failed;
+    if (failed === undefined) return;
+    this.#received = undefined;
+    this.#failed = undefined;
+    failed(error);
   }
 
   #stopReading(): void {

@@ -5,7 +5,7 @@ import { CallError } from '../errors.js';
 import { bodyTooLarge, type Exchange } from '../http/exchange.js';
 import { writeHeaders } from '../http/headers.js';
 import { NodeBody, nodeRequestHasBody } from '../http/node-body.js';
-import type { Outcome, StreamBody } from '../http/outcome.js';
+import { type Outcome, PendingOutcome, type StreamBody } from '../http/outcome.js';
 import { unsendable } from '../http/render.js';
 
 /**
@@ -66,6 +66,13 @@ class FetchExchange implements Exchange {
   }
 
   header(name: string): string | undefined {
+    const node = this.#node;
+    if (node !== undefined) {
+      // Under srvx, straight from the Node request, as the Node interface reads it: srvx's
+      // `headers` would first build a wrapper over the same object.
+      const value = node.headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    }
     return this.#request.headers.get(name) ?? undefined;
   }
 
@@ -96,12 +103,13 @@ class FetchExchange implements Exchange {
     return this.#node !== undefined && !this.#request.bodyUsed;
   }
 
-  readBody(limit: number): Promise<Uint8Array> {
+  readBody(limit: number, received: (body: Uint8Array) => void, failed: (error: unknown) => void): void {
     if (this.#readsNode()) {
       this.#nodeBody ??= new NodeBody(this.#node as IncomingMessage);
-      return this.#nodeBody.read(limit);
+      this.#nodeBody.read(limit, received, failed);
+    } else {
+      this.#readStream(limit).then(received, failed);
     }
-    return this.#readStream(limit);
   }
 
   async #readStream(limit: number): Promise<Uint8Array> {
@@ -203,8 +211,17 @@ export function fetchInterface(dispatcher: Dispatcher): FetchHandler {
       const exchange = new FetchExchange(request, info);
       const outcome = dispatcher.dispatch(exchange);
       // Not an async function: a request answered in this tick costs one settled promise, no more.
-      if (outcome instanceof Promise) {
-        return outcome.then((settled) => respond(settled, request.method, exchange.bodyAbandoned));
+      if (outcome instanceof PendingOutcome) {
+        // One promise, resolved in the tick the outcome exists (the body's end, say).
+        return new Promise((resolve, reject) =>
+          outcome.receive((settled) => {
+            try {
+              resolve(respond(settled, request.method, exchange.bodyAbandoned));
+            } catch (error) {
+              reject(error);
+            }
+          }),
+        );
       }
       return Promise.resolve(respond(outcome, request.method, exchange.bodyAbandoned));
     } catch (error) {

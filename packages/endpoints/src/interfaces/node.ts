@@ -6,7 +6,7 @@ import type { Dispatcher } from '../dispatch.js';
 import type { Exchange } from '../http/exchange.js';
 import { writeHeaders } from '../http/headers.js';
 import { NodeBody, nodeRequestHasBody } from '../http/node-body.js';
-import type { Outcome, StreamBody } from '../http/outcome.js';
+import { type Outcome, PendingOutcome, type StreamBody } from '../http/outcome.js';
 import { unsendable } from '../http/render.js';
 
 /** The Node request seen through the dispatcher's eyes; nothing is copied until asked for. */
@@ -60,9 +60,9 @@ class NodeExchange implements Exchange {
     return nodeRequestHasBody(this.#req);
   }
 
-  readBody(limit: number): Promise<Uint8Array> {
+  readBody(limit: number, received: (body: Uint8Array) => void, failed: (error: unknown) => void): void {
     this.#body ??= new NodeBody(this.#req);
-    return this.#body.read(limit);
+    this.#body.read(limit, received, failed);
   }
 
   abandonBody(): void {
@@ -148,7 +148,7 @@ export function nodeInterface(dispatcher: Dispatcher): NodeHandler {
   return (req, res) => {
     const exchange = new NodeExchange(req);
     const outcome = dispatcher.dispatch(exchange);
-    if (outcome instanceof Promise) outcome.then((settled) => respond(settled, exchange, res));
+    if (outcome instanceof PendingOutcome) outcome.receive((settled) => respond(settled, exchange, res));
     else respond(outcome, exchange, res);
   };
 }

@@ -4,7 +4,7 @@ import type { TLSSocket } from 'node:tls';
 import type { RawData, WebSocket, WebSocketServer } from 'ws';
 import type { Dispatcher } from '../dispatch.js';
 import { bodyTooLarge, type Exchange } from '../http/exchange.js';
-import type { Outcome } from '../http/outcome.js';
+import { type Outcome, PendingOutcome } from '../http/outcome.js';
 import { isJsonType } from '../media-type.js';
 import type { Settings } from '../settings.js';
 
@@ -73,10 +73,10 @@ class SocketExchange implements Exchange {
     return this.#body !== null;
   }
 
-  async readBody(limit: number): Promise<Uint8Array> {
+  readBody(limit: number, received: (body: Uint8Array) => void, failed: (error: unknown) => void): void {
     const body = this.#body ?? new Uint8Array(0);
-    if (body.byteLength > limit) throw bodyTooLarge(limit);
-    return body;
+    if (body.byteLength > limit) failed(bodyTooLarge(limit));
+    else received(body);
   }
 
   /** A frame arrives whole; there is nothing left to stop reading. */
@@ -132,8 +132,10 @@ export function websocketInterface(dispatcher: Dispatcher, settings: Settings): 
   };
   let open = 0;
 
-  const run = async (upgrade: IncomingMessage, method: string, target: string, frame?: RequestFrame) =>
-    dispatcher.dispatch(new SocketExchange(upgrade, method, target, frame));
+  const run = async (upgrade: IncomingMessage, method: string, target: string, frame?: RequestFrame) => {
+    const outcome = dispatcher.dispatch(new SocketExchange(upgrade, method, target, frame));
+    return outcome instanceof PendingOutcome ? outcome.promise() : outcome;
+  };
 
   const serve = (socket: WebSocket, upgrade: IncomingMessage) => {
     const path = upgrade.url ?? '/';
