@@ -6,18 +6,26 @@
  * Node's timer list. The pending deadlines are a doubly linked list through the records themselves
  * rather than a Set: joining and leaving it are a few field writes, with no hashing and no table
  * that a steady stream of adds and deletes keeps rebuilding.
+ *
+ * The timer keeps the process alive only for deadlines of requests nothing else holds it for: a
+ * request on a connection has an open socket that does (so a server's requests never switch the
+ * timer's hold on and off, which took Node's timer bookkeeping on every request), while a
+ * `fetch` call made in-process has only this timer to wait for its 503.
  */
 export class Deadline {
   readonly at: number;
   readonly expire: () => void;
   previous: Deadline | null = null;
   next: Deadline | null = null;
+  /** Whether the timer must keep the process alive for this deadline. */
+  readonly holdsProcess: boolean;
   /** In the pending list: not yet settled or expired. */
   pending = true;
 
-  constructor(at: number, expire: () => void) {
+  constructor(at: number, expire: () => void, holdsProcess: boolean) {
     this.at = at;
     this.expire = expire;
+    this.holdsProcess = holdsProcess;
   }
 }
 
@@ -31,10 +39,11 @@ export class Deadlines {
   /** The deadline the timer was armed for. */
   #armedFor = 0;
   /**
-   * Whether the timer keeps the process alive: only while a request is pending, as each request's
-   * own timer did (a process whose requests have all settled must be free to exit).
+   * Pending deadlines that hold the process. The timer keeps the process alive only while there
+   * are some, as each request's own timer did (a process whose requests have all settled must be
+   * free to exit).
    */
-  #refed = false;
+  #holding = 0;
 
   /** `now` is a clock in milliseconds (injected by tests). */
   constructor(limit: number, now: () => number = () => performance.now()) {
@@ -42,10 +51,13 @@ export class Deadlines {
     this.#now = now;
   }
 
-  /** Calls `expire` once the limit has passed, unless `settle` is called first. */
-  start(expire: () => void): Deadline {
+  /**
+   * Calls `expire` once the limit has passed, unless `settle` is called first. `holdsProcess`:
+   * whether the process must stay alive for it (false when an open connection already does).
+   */
+  start(expire: () => void, holdsProcess = true): Deadline {
     const now = this.#now();
-    const deadline = new Deadline(now + this.#limit, expire);
+    const deadline = new Deadline(now + this.#limit, expire, holdsProcess);
     const last = this.#last;
     if (last === null) this.#first = deadline;
     else {
@@ -53,26 +65,18 @@ export class Deadlines {
       deadline.previous = last;
     }
     this.#last = deadline;
-    if (this.#timer === undefined) {
-      this.#arm(deadline.at, now);
-    } else if (!this.#refed) {
-      this.#timer.ref();
-      this.#refed = true;
-    }
+    if (holdsProcess && ++this.#holding === 1) this.#timer?.ref();
+    if (this.#timer === undefined) this.#arm(deadline.at, now);
     return deadline;
   }
 
   settle(deadline: Deadline): void {
-    if (!deadline.pending) return;
-    this.#unlink(deadline);
-    if (this.#first === null && this.#refed) {
-      this.#timer?.unref();
-      this.#refed = false;
-    }
+    if (deadline.pending) this.#unlink(deadline);
   }
 
   #unlink(deadline: Deadline): void {
     deadline.pending = false;
+    if (deadline.holdsProcess && --this.#holding === 0) this.#timer?.unref();
     const { previous, next } = deadline;
     if (previous === null) this.#first = next;
     else previous.next = next;
@@ -85,12 +89,11 @@ export class Deadlines {
   #arm(at: number, now: number): void {
     this.#armedFor = at;
     this.#timer = setTimeout(() => this.#fire(), Math.max(1, Math.ceil(at - now)));
-    this.#refed = true;
+    if (this.#holding === 0) this.#timer.unref();
   }
 
   #fire(): void {
     this.#timer = undefined;
-    this.#refed = false;
     // The time the timer was armed for has passed, whatever the clock says (mocked timers move
     // without it).
     const now = Math.max(this.#now(), this.#armedFor);

@@ -196,7 +196,10 @@ export class Dispatcher {
   ): PendingOutcome {
     const later = new PendingOutcome();
     const deadlines = this.#deadlines;
-    const deadline = deadlines?.start(() => later.resolve(this.#timedOut(context)));
+    const deadline = deadlines?.start(
+      () => later.resolve(this.#timedOut(context)),
+      !context.exchange.onConnection,
+    );
     const finish = (outcome: Outcome) => {
       if (deadline !== undefined) deadlines?.settle(deadline);
       later.resolve(outcome);

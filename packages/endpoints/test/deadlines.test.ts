@@ -67,3 +67,17 @@ test('settling a deadline twice, or after it expired, leaves the pending ones in
   time.advance(20);
   assert.deepEqual(expired, ['first', 'third']);
 });
+
+test('the timer holds the process only while a deadline no connection holds is pending', () => {
+  const deadlines = new Deadlines(100_000);
+  const heldTimers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+  const before = heldTimers();
+  const onConnection = deadlines.start(() => {}, false);
+  assert.equal(heldTimers(), before);
+  const inProcess = deadlines.start(() => {});
+  assert.equal(heldTimers(), before + 1);
+  deadlines.settle(inProcess);
+  assert.equal(heldTimers(), before);
+  deadlines.settle(onConnection);
+  assert.equal(heldTimers(), before);
+});

@@ -15,6 +15,11 @@ export interface Exchange {
   /** `scheme://host[:port]` the client addressed. */
   origin(): string;
   readonly remoteAddress: string | undefined;
+  /**
+   * Whether an open connection of the host's carries the request, which keeps the process alive
+   * while it is pending (false for a `fetch` call made in-process).
+   */
+  readonly onConnection: boolean;
   /** `HTTP/1.1`, `HTTP/2.0`, … as far as the interface knows it. */
   protocol(): string;
   /** Whether the request carries a body worth reading. */

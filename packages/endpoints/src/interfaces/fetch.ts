@@ -31,6 +31,8 @@ function nodeRequestOf(request: Request): IncomingMessage | undefined {
 class FetchExchange implements Exchange {
   readonly method: string;
   readonly target: string;
+  /** Known only under srvx, where the Node request is at hand. */
+  readonly onConnection: boolean;
   readonly #request: Request;
   readonly #info: unknown;
   /** Under srvx, the Node request itself, read directly for the target and the body. */
@@ -45,6 +47,7 @@ class FetchExchange implements Exchange {
     this.method = request.method;
     const node = nodeRequestOf(request);
     this.#node = node;
+    this.onConnection = node !== undefined;
     const raw = node?.url;
     if (raw !== undefined && raw.charCodeAt(0) === 47 /* / */) {
       // srvx would build a URL object to answer `request.url`; the target as sent is right here.

@@ -13,6 +13,7 @@ import { unsendable } from '../http/render.js';
 class NodeExchange implements Exchange {
   readonly method: string;
   readonly target: string;
+  readonly onConnection = true;
   readonly #req: IncomingMessage;
   #headers: Headers | undefined;
   #body: NodeBody | undefined;

@@ -30,6 +30,7 @@ class SocketExchange implements Exchange {
   readonly method: string;
   readonly target: string;
   readonly remoteAddress: string | undefined;
+  readonly onConnection = true;
   readonly #headers: Headers;
   readonly #origin: string;
   readonly #body: Uint8Array | null;
