@@ -229,18 +229,43 @@ describe('srvx with app.fetch', () => {
   });
 });
 
-describe('@hono/node-server and Express', () => {
-  test('@hono/node-server serves app.fetch', async () => {
-    const server = honoServe({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+describe('@hono/node-server with app.fetch', () => {
+  let server: Server;
+  let base = '';
+  before(async () => {
+    server = honoServe({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
     await once(server, 'listening');
-    try {
-      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      assert.equal(await (await fetch(`${base}/foo`)).json(), 'Foo handler');
-    } finally {
-      await close(server);
-    }
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => close(server));
+  replay('@hono/node-server', () => base);
+
+  test('@hono/node-server: the client address comes from the Node request in its bindings', async () => {
+    assert.equal(await (await fetch(`${base}/who`)).json(), '127.0.0.1');
   });
 
+  test('@hono/node-server: the body is read from the Node request, within the body limit', async () => {
+    const small = await createApp({ controllerPrefix: prefix, bodyLimit: 8, log: () => {} });
+    const smallServer = honoServe({ fetch: small.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+    await once(smallServer, 'listening');
+    const smallBase = `http://127.0.0.1:${(smallServer.address() as AddressInfo).port}`;
+    try {
+      const tooBig = await fetch(`${smallBase}/echo`, { method: 'PUT', body: 'x'.repeat(100) });
+      assert.equal(tooBig.status, 413);
+      assert.equal(tooBig.headers.get('connection'), 'close');
+      const fits = await fetch(`${smallBase}/echo`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: '{"k":1}',
+      });
+      assert.deepEqual(await fits.json(), { method: 'PUT', args: [], kw: { k: 1 } });
+    } finally {
+      await close(smallServer);
+    }
+  });
+});
+
+describe('Express', () => {
   test('Express mounts app.handle under a path', async () => {
     const site = express();
     site.get('/health', (_req, res) => {

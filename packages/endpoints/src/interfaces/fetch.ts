@@ -10,32 +10,37 @@ import { unsendable } from '../http/render.js';
 
 /**
  * Runtimes pass different second arguments: Deno a `ServeHandlerInfo` with `remoteAddr`, Bun the
- * server, @hono/node-server its bindings. Only Deno's peer address is read; srvx puts it on `request.ip`.
+ * server, @hono/node-server its bindings `{ incoming, outgoing }`. srvx puts the peer address on
+ * `request.ip` (after its trusted-proxy rules); on a Node host without it, the socket's address.
  */
-function peerAddress(request: Request, info: unknown): string | undefined {
+function peerAddress(request: Request, info: unknown, node: IncomingMessage | undefined): string | undefined {
   const ip = (request as { ip?: unknown }).ip;
   if (typeof ip === 'string') return ip;
   const hostname = (info as { remoteAddr?: { hostname?: unknown } } | undefined)?.remoteAddr?.hostname;
-  return typeof hostname === 'string' ? hostname : undefined;
+  if (typeof hostname === 'string') return hostname;
+  return node?.socket.remoteAddress;
 }
 
 /**
- * The Node request under a web `Request` from srvx, which documents it as `request.runtime.node.req`;
- * undefined under any other host (or HTTP/2, whose requests are not IncomingMessages).
+ * The Node request under a web `Request` on a Node host: srvx documents it as
+ * `request.runtime.node.req`, @hono/node-server passes it as `incoming` in its bindings. Undefined
+ * under any other host (or HTTP/2, whose requests are not IncomingMessages).
  */
-function nodeRequestOf(request: Request): IncomingMessage | undefined {
-  const req = (request as { runtime?: { node?: { req?: unknown } } }).runtime?.node?.req;
-  return req instanceof IncomingMessage ? req : undefined;
+function nodeRequestOf(request: Request, info: unknown): IncomingMessage | undefined {
+  const fromSrvx = (request as { runtime?: { node?: { req?: unknown } } }).runtime?.node?.req;
+  if (fromSrvx instanceof IncomingMessage) return fromSrvx;
+  const fromHono = (info as { incoming?: unknown } | undefined)?.incoming;
+  return fromHono instanceof IncomingMessage ? fromHono : undefined;
 }
 
 class FetchExchange implements Exchange {
   readonly method: string;
   readonly target: string;
-  /** Known only under srvx, where the Node request is at hand. */
+  /** Known only on a Node host (srvx, @hono/node-server), where the Node request is at hand. */
   readonly onConnection: boolean;
   readonly #request: Request;
   readonly #info: unknown;
-  /** Under srvx, the Node request itself, read directly for the target and the body. */
+  /** On a Node host, the Node request itself, read directly for the target, headers and body. */
   readonly #node: IncomingMessage | undefined;
   #nodeBody: NodeBody | undefined;
   #complete = false;
@@ -45,7 +50,7 @@ class FetchExchange implements Exchange {
     this.#request = request;
     this.#info = info;
     this.method = request.method;
-    const node = nodeRequestOf(request);
+    const node = nodeRequestOf(request, info);
     this.#node = node;
     this.onConnection = node !== undefined;
     const raw = node?.url;
@@ -65,14 +70,14 @@ class FetchExchange implements Exchange {
   }
 
   get remoteAddress(): string | undefined {
-    return peerAddress(this.#request, this.#info);
+    return peerAddress(this.#request, this.#info, this.#node);
   }
 
   header(name: string): string | undefined {
     const node = this.#node;
     if (node !== undefined) {
-      // Under srvx, straight from the Node request, as the Node interface reads it: srvx's
-      // `headers` would first build a wrapper over the same object.
+      // Straight from the Node request, as the Node interface reads it: the host's `headers`
+      // would first build a wrapper over the same object.
       const value = node.headers[name];
       return Array.isArray(value) ? value.join(', ') : value;
     }
@@ -99,8 +104,9 @@ class FetchExchange implements Exchange {
   }
 
   /**
-   * Whether the body is read from srvx's Node request rather than the web stream srvx would wrap
-   * around it (unless a middleware before us has read it through the Request).
+   * Whether the body is read from the host's Node request rather than the web stream the host
+   * would wrap around it (unless a middleware before us has read it through the Request). Under
+   * @hono/node-server, merely asking for `request.body` builds a full web Request.
    */
   #readsNode(): boolean {
     return this.#node !== undefined && !this.#request.bodyUsed;
