@@ -93,6 +93,8 @@ export interface Roles {
   readonly oursFetch: string;
   readonly fastify: string;
   readonly hono: string;
+  /** Ours through the fetch interface on hono's adapter: the framework against hono's, host alike. */
+  readonly oursFetchHono: string;
 }
 
 /**
@@ -100,7 +102,14 @@ export interface Roles {
  * of the issue's table, where the targets are read.
  */
 export function cpuTable(samples: Samples, roles: Roles, routes: readonly Route[]): string {
-  const columns = [roles.baseline, roles.ours, roles.fastify, roles.oursFetch, roles.hono];
+  const columns = [
+    roles.baseline,
+    roles.ours,
+    roles.fastify,
+    roles.oursFetch,
+    roles.hono,
+    roles.oursFetchHono,
+  ];
   const lines = [`| route | ${columns.join(' | ')} |`, `|:--|${columns.map(() => '--:').join('|')}|`];
   for (const route of routes) {
     const baseline = summarize(samplesOf(samples, roles.baseline, route)).cpuMicros;
@@ -154,12 +163,14 @@ export function throughputVerdicts(samples: Samples, roles: Roles, routes: reado
     const baseline = median(roles.baseline);
     const fastify = median(roles.fastify);
     const hono = median(roles.hono);
+    const oursFetchHono = median(roles.oursFetchHono);
     if (
       ours.cpuMicros === undefined ||
       oursFetch.cpuMicros === undefined ||
       baseline.cpuMicros === undefined ||
       fastify.cpuMicros === undefined ||
-      hono.cpuMicros === undefined
+      hono.cpuMicros === undefined ||
+      oursFetchHono.cpuMicros === undefined
     ) {
       lines.push(`- ${label}: no CPU figures on this platform.`);
       continue;
@@ -175,6 +186,9 @@ export function throughputVerdicts(samples: Samples, roles: Roles, routes: reado
     }
     parts.push(
       `fetch interface ${oursFetch.cpuMicros.toFixed(1)} vs hono ${hono.cpuMicros.toFixed(1)} µs (≤ hono: ${verdict(oursFetch.cpuMicros <= hono.cpuMicros)}; held in ${roundsWhere(of(roles.oursFetch), of(roles.hono), cheaper)})`,
+    );
+    parts.push(
+      `on hono's own adapter (no target: the framework alone against hono) ${oursFetchHono.cpuMicros.toFixed(1)} vs ${hono.cpuMicros.toFixed(1)} µs (cheaper in ${roundsWhere(of(roles.oursFetchHono), of(roles.hono), cheaper)})`,
     );
     const throughput = ours.requests / baseline.requests;
     parts.push(

@@ -1,9 +1,9 @@
 /**
  * `npm run bench -w packages/endpoints`: server CPU per request and throughput of our framework
- * (Node interface, and fetch interface under srvx) next to raw node:http, fastify and hono on four
- * routes, all measured in this one run with autocannon on 127.0.0.1; plus discovery time of 200
- * controller modules and OpenAPI generation for them. Prints Markdown tables and saves them to
- * bench/RESULTS.md.
+ * (Node interface, and fetch interface under srvx and under @hono/node-server) next to raw node:http,
+ * fastify and hono on four routes, all measured in this one run with autocannon on 127.0.0.1; plus
+ * discovery time of 200 controller modules and OpenAPI generation for them. Prints Markdown tables
+ * and saves them to bench/RESULTS.md.
  *
  * Robust on a shared machine without favouring anyone: all servers start first and are warmed up
  * once; then each round loads every contender on every route once, in an order that rotates and
@@ -32,7 +32,7 @@ const benchDir = fileURLToPath(new URL('.', import.meta.url));
 const packageRoot = join(benchDir, '..');
 
 // Half a second of warm-up per server and route is plenty for the JIT (a route answers thousands of
-// requests in it) and keeps four routes × five contenders × seven rounds near three minutes.
+// requests in it) and keeps four routes × six contenders × seven rounds near three and a half minutes.
 const WARMUP_SECONDS = 0.5;
 const MEASURE_SECONDS = 1;
 const ROUNDS = 7;
@@ -44,7 +44,15 @@ const OURS = 'endpoints, Node interface';
 const OURS_FETCH = 'endpoints, fetch via srvx';
 const FASTIFY = 'fastify';
 const HONO = 'hono (@hono/node-server)';
-const ROLES = { baseline: BASELINE, ours: OURS, oursFetch: OURS_FETCH, fastify: FASTIFY, hono: HONO };
+const OURS_FETCH_HONO = 'endpoints, fetch via @hono/node-server';
+const ROLES = {
+  baseline: BASELINE,
+  ours: OURS,
+  oursFetch: OURS_FETCH,
+  fastify: FASTIFY,
+  hono: HONO,
+  oursFetchHono: OURS_FETCH_HONO,
+};
 
 const CONTENDERS = [
   { name: BASELINE, file: 'node-http.ts' },
@@ -52,6 +60,7 @@ const CONTENDERS = [
   { name: OURS_FETCH, file: 'endpoints-srvx.ts' },
   { name: FASTIFY, file: 'fastify.ts' },
   { name: HONO, file: 'hono.ts' },
+  { name: OURS_FETCH_HONO, file: 'endpoints-hono-node.ts' },
 ] as const;
 
 /**
