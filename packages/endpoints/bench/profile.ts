@@ -4,7 +4,8 @@
  * `bench/servers/<server>.ts` with `--cpu-prof`, loads each route (default: the benchmark's four)
  * as the benchmark does, stops it, and prints the self time of the hottest functions and the
  * share of each part of the stack, counting only samples taken under load. The profile itself is
- * kept in `.tmp/profiles/` for Chrome DevTools.
+ * kept in `.tmp/profiles/` for Chrome DevTools. The servers import the compiled package, as the
+ * benchmark does: `npm run build` first, or the profile is of the last build.
  */
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -57,7 +58,8 @@ const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as CpuP
 
 /** Which part of the stack a function belongs to. */
 function partOf(url: string, name: string): string {
-  if (url.includes('/packages/endpoints/src/')) return 'endpoints (src/)';
+  // The servers import the package as production does, compiled (dist/src/); src/ under tsx.
+  if (/\/packages\/endpoints\/(dist\/)?src\//.test(url)) return 'endpoints (the framework)';
   if (url.includes('/bench/')) return 'bench handlers';
   const module = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1];
   if (module) return module;
