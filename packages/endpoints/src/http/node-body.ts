@@ -21,9 +21,9 @@ export function nodeRequestHasBody(req: IncomingMessage): boolean {
 
 /**
  * Reads the body of a Node request, counting bytes as they arrive (chunked or not). The Node
- * interface uses it, and so does the fetch interface under srvx, which hands over the Node request
- * it wraps: reading it directly skips the web stream srvx would build around it, which cost about
- * 100 µs of CPU per small JSON body.
+ * interface uses it, and so does the fetch interface on a Node host that hands over the Node request
+ * it wraps (srvx, @hono/node-server): reading it directly skips the web stream the host would build
+ * around it, which cost about 100 µs of CPU per small JSON body under srvx.
  */
 export class NodeBody {
   /** True when the body was left unread: the answer then closes the connection. */
