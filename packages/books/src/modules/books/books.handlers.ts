@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import {
   entityTag,
   evaluatePreconditions,
@@ -7,6 +8,7 @@ import { baseUrlOf } from '../../http/links.js';
 import { HAL_CONTENT_TYPE, type OperationHandlers, type Schemas } from '../../http/operations.js';
 import { pageLinks, pageMetadata, pageRequest } from '../../http/pagination.js';
 import { signedInUser } from '../../http/request-context.js';
+import type { User } from '../users/user.js';
 import type { Book, BookFields } from './book.js';
 import { bookResource } from './books.resource.js';
 import type { BooksService } from './books.service.js';
@@ -26,6 +28,13 @@ export function booksHandlers(
   books: BooksService,
   publicBaseUrl: string | undefined,
 ): Pick<OperationHandlers, BookOperations> {
+  /** The version an update or delete of book `id` must still find (see versionForConditionalWrite). */
+  const bookVersionForWrite = (request: FastifyRequest, caller: User, id: string, base: string) =>
+    versionForConditionalWrite(
+      request,
+      () => books.get(caller, id),
+      (current) => bookTag(base, current),
+    );
   return {
     async listBooks(request, reply) {
       const base = baseUrlOf(request, publicBaseUrl);
@@ -63,25 +72,16 @@ export function booksHandlers(
       const caller = signedInUser(request);
       const { id } = request.params;
       const base = baseUrlOf(request, publicBaseUrl);
-      const expectedVersion = await versionForConditionalWrite(
-        request,
-        () => books.get(caller, id),
-        (current) => bookTag(base, current),
-      );
+      const expectedVersion = await bookVersionForWrite(request, caller, id, base);
       const book = await books.update(caller, id, withCopies(request.body), expectedVersion);
       const resource = bookResource(base, book);
       reply.type(HAL_CONTENT_TYPE).header('etag', entityTag(book.version, resource));
       return resource;
     },
     async deleteBook(request, reply) {
-      const caller = signedInUser(request);
       const { id } = request.params;
       const base = baseUrlOf(request, publicBaseUrl);
-      const expectedVersion = await versionForConditionalWrite(
-        request,
-        () => books.get(caller, id),
-        (current) => bookTag(base, current),
-      );
+      const expectedVersion = await bookVersionForWrite(request, signedInUser(request), id, base);
       await books.delete(id, expectedVersion);
       reply.code(204);
       return undefined;
