@@ -13,6 +13,7 @@ import { freePort, redisCli, serviceSkip, startRedis } from '@platform/testkit';
 import { SettingsError } from '../src/errors.js';
 import { loadProtos } from '../src/server/proto.js';
 import { readSettings } from '../src/settings.js';
+import { freePorts, loopbackEnv } from './helpers/child-server.js';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(packageDir, 'bin', 'ratelimit.ts');
@@ -121,18 +122,14 @@ test('2 workers on the same ports keep exact counts under concurrency against Re
     join(root, 'ratelimit', 'config', 'cluster.yaml'),
     `domain: cluster\ndescriptors:\n  - key: exact\n    rate_limit: {unit: hour, requests_per_unit: ${LIMIT}}\n`,
   );
-  const ports = { http: await freePort(), grpc: await freePort(), debug: await freePort() };
+  const ports = await freePorts();
   const run = launch({
+    ...loopbackEnv(root, ports),
+    // The test reads the workers' totals from /stats.
+    DISABLE_STATS: 'false',
     BACKEND_TYPE: 'redis',
     REDIS_URL: redis.address,
     RATELIMIT_WORKERS: '2',
-    HOST: '127.0.0.1',
-    PORT: String(ports.http),
-    GRPC_HOST: '127.0.0.1',
-    GRPC_PORT: String(ports.grpc),
-    DEBUG_HOST: '127.0.0.1',
-    DEBUG_PORT: String(ports.debug),
-    RUNTIME_ROOT: root,
     RUNTIME_SUBDIRECTORY: 'ratelimit',
     RUNTIME_WATCH_ROOT: 'false',
     LOG_LEVEL: 'info',
