@@ -4,7 +4,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
-import { type ManagedProcess, spawnManaged } from '@platform/testkit';
+import { type ManagedProcess, onCore, SERVER_CORE, spawnManaged } from '@platform/testkit';
 import autocannon from 'autocannon';
 
 /** The same load for every contender. */
@@ -53,15 +53,17 @@ function cpuSeconds(pid: number): number | undefined {
 }
 
 /**
- * Starts one contender in its own process (node with the tsx loader), so /proc/<pid> is the server;
- * `nodeArgs` go to that node (`--cpu-prof`, say).
+ * Starts one contender in its own process (node with the tsx loader) on the server core, so
+ * /proc/<pid> is the server; `nodeArgs` go to that node (`--cpu-prof`, say).
  */
 export async function startServer(
   name: string,
   file: string,
   nodeArgs: readonly string[] = [],
 ): Promise<Server> {
-  const child = spawnManaged(process.execPath, [...nodeArgs, '--import', 'tsx', file]);
+  const child = spawnManaged(
+    ...onCore(SERVER_CORE, process.execPath, [...nodeArgs, '--import', 'tsx', file]),
+  );
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
     const port = /listening (\d+)/.exec(child.output())?.[1];

@@ -5,9 +5,11 @@
  * discovery time of 200 controller modules and OpenAPI generation for them. Prints Markdown tables
  * and saves them to bench/RESULTS.md.
  *
- * Robust on a shared machine without favouring anyone: all servers start first and are warmed up
- * once; then each round loads every contender on every route once, in an order that rotates and
- * reverses between rounds, and the report keeps the median of the rounds.
+ * Robust on a shared machine without favouring anyone: every server runs on one core and this
+ * process, which drives autocannon, on the other; all servers start first and are warmed up once;
+ * then each round loads every route on every contender once, the contenders of a route back to
+ * back, in an order that rotates and reverses between rounds, and the report keeps the median of
+ * the rounds.
  */
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -15,6 +17,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { LOAD_CORE, pinProcess, SERVER_CORE } from '@platform/testkit';
 import { generateControllers } from './generate.js';
 import { checkRoute, LOAD, loadRoute, ROUTES, type Sample, type Server, startServer } from './measure.js';
 import {
@@ -90,9 +93,12 @@ async function measureThroughput(): Promise<Samples> {
       }
       samples.set(server.name, routes);
     }
+    // Route by route, so the figures a target compares come from windows seconds apart: the
+    // machine's slow spells (CPU steal, a neighbour's burst) then fall on every contender of a
+    // route alike rather than on a few whole contenders.
     for (let round = 0; round < ROUNDS; round += 1) {
-      for (const server of roundOrder(servers, round)) {
-        for (const route of roundOrder(ROUTES, round)) {
+      for (const route of roundOrder(ROUTES, round)) {
+        for (const server of roundOrder(servers, round)) {
           const sample = await loadRoute(server, route, MEASURE_SECONDS);
           samples.get(server.name)?.get(routeLabel(route))?.push(sample);
           process.stderr.write(
@@ -159,6 +165,7 @@ async function measureOpenapi(): Promise<OpenapiTimes> {
   };
 }
 
+pinProcess(process.pid, LOAD_CORE);
 const loadBefore = loadavg()[0] ?? 0;
 const started = Date.now();
 const throughput = await measureThroughput();
@@ -179,7 +186,7 @@ const report = `# endpoints benchmark
 - Date: ${new Date().toISOString()} (run took ${Math.round((Date.now() - started) / 1000)} s)
 - Machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ${process.platform}/${process.arch}; the cores are shared with other work (1-minute load average ${loadBefore.toFixed(1)} before the run, ${(loadavg()[0] ?? 0).toFixed(1)} after), so absolute numbers vary between runs; ratios within one run are what count.
 - Command: \`npm run bench -w packages/endpoints\`
-- Load, the same for every contender: autocannon -c ${LOAD.connections} -p ${LOAD.pipelining} on 127.0.0.1. All servers start first, each alone in its own process (\`node --import tsx\`), and each route of each server gets one ${WARMUP_SECONDS} s warm-up. Then ${ROUNDS} interleaved rounds: every round loads every contender on every route for ${MEASURE_SECONDS} s, in an order that runs forwards then backwards in pairs of rounds, each pair starting one contender (and one route) later. Every figure below is the median of the ${ROUNDS} rounds. Every answer is checked before loading and every loaded answer was 2xx.
+- Load, the same for every contender: autocannon -c ${LOAD.connections} -p ${LOAD.pipelining} on 127.0.0.1. Every server runs pinned to core ${SERVER_CORE} and autocannon (in the bench's own process) to core ${LOAD_CORE} (\`taskset\`), so neither pays for the other's work. All servers start first, each alone in its own process (\`node --import tsx\`), and each route of each server gets one ${WARMUP_SECONDS} s warm-up. Then ${ROUNDS} interleaved rounds: every round loads each route on every contender for ${MEASURE_SECONDS} s, the contenders of a route back to back, in an order that runs forwards then backwards in pairs of rounds, each pair starting one route (and one contender) later. Every figure below is the median of the ${ROUNDS} rounds. Every answer is checked before loading and every loaded answer was 2xx.
 - Server CPU µs/request: CPU time of the server process (all its threads, in nanoseconds from /proc/<pid>/task/*/schedstat) during the measured window, divided by the requests answered. On a shared 2-core machine where autocannon itself needs a core, requests/s is bounded by the load generator and by neighbours; CPU per request is the steadier measure of what each framework costs. The range column shows the lowest and highest round.
 - Routes: \`GET /\` → \`{"hello":"world"}\`; \`GET /users/42/posts/7\` → \`{"userId":"42","postId":"7"}\` (ours: module \`users\`, \`Default.GET(userId, collection, postId)\`; the others: a \`/users/:userId/posts/:postId\` route); \`GET /search?q=books&page=2&size=10\` → \`{"q":"books","page":2,"size":10}\` (ours: keywords \`{ q, page = 1, size = 20 }\` with \`static types = { GET: { page: Number, size: Number } }\`; fastify: a querystring JSON schema, which ajv coerces; node:http and hono: \`Number()\` by hand); \`POST /users\` with the JSON body \`{"name":"Lin","age":30}\` → the same object (ours: \`POST({ name, age })\` with \`static types = { POST: { age: Number } }\`; fastify: a body schema; node:http and hono: parsed and checked by hand).
 

@@ -10,8 +10,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startRedis } from '@platform/testkit';
-import { LOAD_CORE, pinProcess } from './lib/cores.js';
+import { freePort, LOAD_CORE, pinProcess, startRedis } from '@platform/testkit';
 import { readCpuTimes, stealSince } from './lib/cpu-steal.js';
 import { encodeRateLimitRequest, grpcFrame } from './lib/grpc-frame.js';
 import { probeGrpc } from './lib/grpc-probe.js';

@@ -1,5 +1,6 @@
 export { requireBinary, type ServiceUnavailable, serviceSkip } from './binaries.js';
 export { assertOneLineError, type CommandResult, occupyPort, runCommand } from './commands.js';
+export { LOAD_CORE, onCore, pinProcess, SERVER_CORE, shownOnCore } from './cores.js';
 export { type DnsStub, type SrvAnswer, startDnsStub } from './dns-stub.js';
 export { type MemcachedProcess, startMemcached } from './memcached.js';
 export { freePort, waitForPort } from './ports.js';

@@ -1,7 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LOAD_CORE, onCore, shownOnCore } from './cores.js';
+import { LOAD_CORE, onCore, shownOnCore } from '@platform/testkit';
 import { type LoadResult, quantile, shellQuote } from './load-result.js';
 import { runCommand, toolPath } from './run-command.js';
 

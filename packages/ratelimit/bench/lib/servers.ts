@@ -2,8 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { waitForPort } from '@platform/testkit';
-import { onCore, SERVER_CORE } from './cores.js';
+import { onCore, SERVER_CORE, waitForPort } from '@platform/testkit';
 import { runCommand } from './run-command.js';
 
 /** The package directory, so server scripts resolve whatever the caller's cwd is. */

@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { LOAD_CORE, onCore, shownOnCore } from './cores.js';
+import { LOAD_CORE, onCore, shownOnCore } from '@platform/testkit';
 import { type LoadResult, shellQuote } from './load-result.js';
 import { runCommand, toolPath } from './run-command.js';
 

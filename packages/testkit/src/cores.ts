@@ -1,12 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
-import { requireBinary } from '@platform/testkit';
+import { requireBinary } from './binaries.js';
 
 /**
- * Where each process runs on the 2-core machine: the server under test on one core; the load
- * generator, and Redis (which stands in for another machine), on the other. Without pinning, the
- * kernel may wake Redis on the core of the server that just wrote to it, and the load generator
- * may drift onto the server's core, so the server's core would pay for work that is not its own.
+ * Where each process of a benchmark runs on the 2-core machine: the server under test on one core;
+ * the load generator, and any backend standing in for another machine, on the other. Without
+ * pinning, the kernel may wake a backend on the core of the server that just wrote to it, and the
+ * load generator may drift onto the server's core, so the server's core would pay for work that is
+ * not its own.
  */
 export const SERVER_CORE = '0';
 export const LOAD_CORE = '1';
