@@ -28,7 +28,12 @@ const CONTROLLERS = {
     export class EchoUrl extends Controller { GET() { return this.request.url.href; } }
     export class Cors extends Controller { static cors = true; GET() { return 'cors'; } }
     export class Bad extends Controller {
-      GET(kind) { if (kind === 'code') this.response.code = 99; else this.response.mediaType = 'text/plain\\nX-Injected: 1'; return 'x'; }
+      GET(kind) {
+        if (kind === 'code') this.response.code = 99;
+        else if (kind === 'header') this.response.headers.set('x-odd', 'a\\x01b');
+        else this.response.mediaType = 'text/plain\\nX-Injected: 1';
+        return 'x';
+      }
     }`,
   'users.ts': `export class Default extends Controller { GET(userId, collection, postId) { return { userId, collection, postId }; } }`,
 };
@@ -102,6 +107,8 @@ const ROWS: Row[] = [
     json: 'response.code must be a whole number from 200 to 599, got 99',
   },
   { method: 'GET', target: '/bad/type', status: 500, header: ['x-injected', null] },
+  // A value a web Headers takes but Node will not write: still a 500 on every host, never a hang.
+  { method: 'GET', target: '/bad/header', status: 500, header: ['x-odd', null] },
   { method: 'GET', target: '/gone', status: 302, header: ['location', '/foo'] },
   { method: 'GET', target: '/stream', status: 200, text: 'chunk-1 chunk-2' },
   {

@@ -6,7 +6,7 @@ import { bodyTooLarge, type Exchange } from '../http/exchange.js';
 import { writeHeaders } from '../http/headers.js';
 import { NodeBody, nodeRequestHasBody } from '../http/node-body.js';
 import { type Outcome, PendingOutcome, type StreamBody } from '../http/outcome.js';
-import { unsendable } from '../http/render.js';
+import { JSON_TYPE, unsendable } from '../http/render.js';
 
 /**
  * Runtimes pass different second arguments: Deno a `ServeHandlerInfo` with `remoteAddr`, Bun the
@@ -170,6 +170,21 @@ function toWebStream(body: StreamBody): ReadableStream<Uint8Array> {
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
+/** What Node refuses in a header value (its `checkInvalidHeaderChar`); a `Headers` refuses less. */
+const INVALID_HEADER_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
+
+/**
+ * A header value as Node will write it, or a TypeError, which `respond` turns into a 500. The host
+ * writes the headers after the Response leaves us, and a throw there does not always become a 500:
+ * @hono/node-server loses it when the Response came back at once, and the request hangs.
+ */
+function sendable(name: string, value: string): string {
+  if (value !== JSON_TYPE && INVALID_HEADER_CHAR.test(value)) {
+    throw new TypeError(`the ${name} header holds a character HTTP does not allow`);
+  }
+  return value;
+}
+
 /**
  * Builds the web Response; an outcome the platform rejects (an invalid header, say) becomes a 500.
  * After an abandoned body the answer says `Connection: close`, which Node-based hosts honour.
@@ -190,17 +205,21 @@ function toResponse(outcome: Outcome, method: string, close: boolean): Response 
     // The common answer: a plain header record, which srvx and @hono/node-server write out as it is
     // (they build a `Headers` only when given one), instead of a `Headers` object to fill and walk.
     if (method !== 'HEAD' && !NULL_BODY_STATUSES.has(outcome.status)) {
-      return new Response(body, { status: outcome.status, headers: { 'content-type': outcome.contentType } });
+      return new Response(body, {
+        status: outcome.status,
+        headers: { 'content-type': sendable('content-type', outcome.contentType) },
+      });
     }
   }
   const headers = new Headers();
   if (outcome.headers) {
     writeHeaders(outcome.headers, (name, value) => {
-      if (typeof value === 'string') headers.set(name, value);
-      else for (const cookie of value) headers.append(name, cookie);
+      if (typeof value === 'string') headers.set(name, sendable(name, value));
+      else for (const cookie of value) headers.append(name, sendable(name, cookie));
     });
   }
-  if (outcome.contentType !== undefined) headers.set('content-type', outcome.contentType);
+  if (outcome.contentType !== undefined)
+    headers.set('content-type', sendable('content-type', outcome.contentType));
   if (close) headers.set('connection', 'close');
   const empty = body === null || method === 'HEAD' || NULL_BODY_STATUSES.has(outcome.status);
   const payload =
@@ -211,7 +230,11 @@ function toResponse(outcome: Outcome, method: string, close: boolean): Response 
   });
 }
 
-export type FetchHandler = (request: Request, info?: unknown) => Promise<Response>;
+/**
+ * The fetch handler every host takes (srvx, @hono/node-server, Deno.serve, Bun.serve, and hono's
+ * own `app.fetch`): the Response itself when the answer is ready in this tick, a promise otherwise.
+ */
+export type FetchHandler = (request: Request, info?: unknown) => Response | Promise<Response>;
 
 /** The ASGI counterpart: a web fetch handler for srvx, @hono/node-server, Deno.serve and Bun.serve. */
 export function fetchInterface(dispatcher: Dispatcher): FetchHandler {
@@ -219,7 +242,8 @@ export function fetchInterface(dispatcher: Dispatcher): FetchHandler {
     try {
       const exchange = new FetchExchange(request, info);
       const outcome = dispatcher.dispatch(exchange);
-      // Not an async function: a request answered in this tick costs one settled promise, no more.
+      // A request answered in this tick gets its Response at once: the host then writes it without
+      // a promise and a turn of the microtask queue in between.
       if (outcome instanceof PendingOutcome) {
         // One promise, resolved in the tick the outcome exists (the body's end, say).
         return new Promise((resolve, reject) =>
@@ -232,7 +256,7 @@ export function fetchInterface(dispatcher: Dispatcher): FetchHandler {
           }),
         );
       }
-      return Promise.resolve(respond(outcome, request.method, exchange.bodyAbandoned));
+      return respond(outcome, request.method, exchange.bodyAbandoned);
     } catch (error) {
       return Promise.reject(error);
     }
