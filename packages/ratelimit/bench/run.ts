@@ -364,7 +364,9 @@ async function main(): Promise<void> {
         seconds: SECONDS,
         warmUpSeconds: warmUp ? WARM_UP_SECONDS : 0,
       });
-    // Paced: many clients with one stream each, so the rate arrives spread out, not in bursts.
+    // Paced: many clients with one stream each. h2load releases each client's share on a timer of at
+    // least 10 ms, so the rate still arrives in bursts, about rate / 100 calls every 10 ms (see the
+    // README's benchmark notes for why even arrivals were not chosen).
     const grpcPaced = (port: number, frame: string, rate: number) => (warmUp: boolean) =>
       runH2load({
         url: `http://127.0.0.1:${port}${RLS_PATH}`,
