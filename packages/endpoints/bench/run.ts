@@ -57,18 +57,23 @@ const ROLES = {
   oursFetchHono: OURS_FETCH_HONO,
 };
 
+/**
+ * In the order they are loaded on a route, so that each pair a target compares runs back to back
+ * (fastify | ours | node:http, ours via srvx | hono | ours via @hono/node-server): a slow spell of
+ * the shared machine, seconds long, then tends to fall on both of a pair.
+ */
 const CONTENDERS = [
-  { name: BASELINE, file: 'node-http.ts' },
-  { name: OURS, file: 'endpoints-node.ts' },
-  { name: OURS_FETCH, file: 'endpoints-srvx.ts' },
   { name: FASTIFY, file: 'fastify.ts' },
+  { name: OURS, file: 'endpoints-node.ts' },
+  { name: BASELINE, file: 'node-http.ts' },
+  { name: OURS_FETCH, file: 'endpoints-srvx.ts' },
   { name: HONO, file: 'hono.ts' },
   { name: OURS_FETCH_HONO, file: 'endpoints-hono-node.ts' },
 ] as const;
 
 /**
- * Rounds go in pairs, forwards then backwards, and each pair starts one place later, so no
- * contender or route keeps the first or last slot (or its neighbour) from round to round.
+ * The routes' order: rounds go in pairs, forwards then backwards, and each pair starts one place
+ * later, so no route keeps the first or last slot (or its neighbour) from round to round.
  */
 function roundOrder<T>(items: readonly T[], round: number): T[] {
   const shift = Math.floor(round / 2) % items.length;
@@ -98,7 +103,8 @@ async function measureThroughput(): Promise<Samples> {
     // route alike rather than on a few whole contenders.
     for (let round = 0; round < ROUNDS; round += 1) {
       for (const route of roundOrder(ROUTES, round)) {
-        for (const server of roundOrder(servers, round)) {
+        // Forwards, then backwards: a rotation would part the pairs at its seam.
+        for (const server of round % 2 === 0 ? servers : [...servers].reverse()) {
           const sample = await loadRoute(server, route, MEASURE_SECONDS);
           samples.get(server.name)?.get(routeLabel(route))?.push(sample);
           process.stderr.write(
@@ -175,7 +181,8 @@ const discovery = {
   ts: await measureDiscovery('ts', false),
 };
 const openapi = await measureOpenapi();
-const names = CONTENDERS.map((contender) => contender.name);
+/** The tables' order: the baseline first, then ours, then the others. */
+const names = [BASELINE, OURS, OURS_FETCH, FASTIFY, HONO, OURS_FETCH_HONO];
 const verdicts = [
   ...throughputVerdicts(throughput, ROLES, ROUTES),
   discoveryVerdict(MODULES, DISCOVERY_RUNS, discovery),
@@ -186,7 +193,7 @@ const report = `# endpoints benchmark
 - Date: ${new Date().toISOString()} (run took ${Math.round((Date.now() - started) / 1000)} s)
 - Machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ${process.platform}/${process.arch}; the cores are shared with other work (1-minute load average ${loadBefore.toFixed(1)} before the run, ${(loadavg()[0] ?? 0).toFixed(1)} after), so absolute numbers vary between runs; ratios within one run are what count.
 - Command: \`npm run bench -w packages/endpoints\`
-- Load, the same for every contender: autocannon -c ${LOAD.connections} -p ${LOAD.pipelining} on 127.0.0.1. Every server runs pinned to core ${SERVER_CORE} and autocannon (in the bench's own process) to core ${LOAD_CORE} (\`taskset\`), so neither pays for the other's work. All servers start first, each alone in its own process (\`node --import tsx\`), and each route of each server gets one ${WARMUP_SECONDS} s warm-up. Then ${ROUNDS} interleaved rounds: every round loads each route on every contender for ${MEASURE_SECONDS} s, the contenders of a route back to back, in an order that runs forwards then backwards in pairs of rounds, each pair starting one route (and one contender) later. Every figure below is the median of the ${ROUNDS} rounds. Every answer is checked before loading and every loaded answer was 2xx.
+- Load, the same for every contender: autocannon -c ${LOAD.connections} -p ${LOAD.pipelining} on 127.0.0.1. Every server runs pinned to core ${SERVER_CORE} and autocannon (in the bench's own process) to core ${LOAD_CORE} (\`taskset\`), so neither pays for the other's work. All servers start first, each alone in its own process (\`node --import tsx\`), and each route of each server gets one ${WARMUP_SECONDS} s warm-up. Then ${ROUNDS} interleaved rounds: every round loads each route on every contender for ${MEASURE_SECONDS} s, the contenders of a route back to back, the contenders in a fixed order that puts each compared pair side by side (fastify, ours, node:http, ours via srvx, hono, ours via @hono/node-server), forwards in one round and backwards in the next, the routes in an order that runs forwards then backwards in pairs of rounds, each pair starting one route later. Every figure below is the median of the ${ROUNDS} rounds. Every answer is checked before loading and every loaded answer was 2xx.
 - Server CPU µs/request: CPU time of the server process (all its threads, in nanoseconds from /proc/<pid>/task/*/schedstat) during the measured window, divided by the requests answered. On a shared 2-core machine where autocannon itself needs a core, requests/s is bounded by the load generator and by neighbours; CPU per request is the steadier measure of what each framework costs. The range column shows the lowest and highest round.
 - Routes: \`GET /\` → \`{"hello":"world"}\`; \`GET /users/42/posts/7\` → \`{"userId":"42","postId":"7"}\` (ours: module \`users\`, \`Default.GET(userId, collection, postId)\`; the others: a \`/users/:userId/posts/:postId\` route); \`GET /search?q=books&page=2&size=10\` → \`{"q":"books","page":2,"size":10}\` (ours: keywords \`{ q, page = 1, size = 20 }\` with \`static types = { GET: { page: Number, size: Number } }\`; fastify: a querystring JSON schema, which ajv coerces; node:http and hono: \`Number()\` by hand); \`POST /users\` with the JSON body \`{"name":"Lin","age":30}\` → the same object (ours: \`POST({ name, age })\` with \`static types = { POST: { age: Number } }\`; fastify: a body schema; node:http and hono: parsed and checked by hand).
 
