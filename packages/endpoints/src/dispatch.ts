@@ -75,7 +75,7 @@ export class Dispatcher {
       if (handler === undefined) return this.#unrouted(node, segments.length > node.depth, context);
       request.routed(segments, node.depth, handler.ownSegment ? node.depth - 1 : node.depth);
       request.positionals = node.depth === 0 ? segments : segments.slice(node.depth);
-      if (request.search !== '') request.keywords = parseSearch(request.search);
+      if (request.search !== '') request.keywords = parseSearch(request.search, handler.plan.knownNames);
       if (exchange.hasBody()) return this.#withBody(handler, context);
       const outcome = this.#call(handler, context);
       return outcome instanceof Promise ? this.#settle(outcome, context) : outcome;

@@ -30,6 +30,12 @@ export interface BindingPlan {
    * object, no rest), so a request without keywords can hand its positionals over uncopied.
    */
   readonly uncopied: boolean;
+  /**
+   * Every keyword name binding answers to (keyword parameters, named positionals, aliases). The
+   * query parser matches them in place, so a request's keys are these very strings rather than new
+   * slices, which V8 would look up in its string table at every store and lookup.
+   */
+  readonly knownNames: readonly string[];
 }
 
 export type Keywords = Record<string, unknown>;
@@ -102,6 +108,13 @@ export function planBinding(
     ),
     plain,
     uncopied: plain && signature.keywords === null && !signature.rest,
+    knownNames: [
+      ...new Set([
+        ...(signature.keywords?.names.keys() ?? []),
+        ...positionIndex.keys(),
+        ...(aliases?.keys() ?? []),
+      ]),
+    ],
   };
 }
 

@@ -6,14 +6,17 @@ import { type Keywords, newKeywords } from '../binding/bind.js';
  */
 const NEEDS_DECODING = /[%+\uD800-\uDFFF]/;
 
+const NO_NAMES: readonly string[] = [];
+
 /**
  * Query strings and urlencoded bodies as keywords: `+` is a space, a repeated key becomes a list,
  * `?a` gives `a = ''`. Keys like `__proto__` are plain data (see newKeywords).
  * A query with nothing to decode (the common case) is split by hand, exactly as URLSearchParams
  * splits it (a leading `?` dropped, empty pairs skipped, the first `=` separating name and value),
- * without the list of entries URLSearchParams builds and iterates.
+ * without the list of entries URLSearchParams builds and iterates. A key equal to one of
+ * `knownNames` (the handler's, see BindingPlan) is that string itself, not a new one.
  */
-export function parseSearch(search: string): Keywords {
+export function parseSearch(search: string, knownNames: readonly string[] = NO_NAMES): Keywords {
   const keywords = newKeywords();
   if (NEEDS_DECODING.test(search)) {
     for (const [name, value] of new URLSearchParams(search)) add(keywords, name, value);
@@ -25,12 +28,22 @@ export function parseSearch(search: string): Keywords {
     if (end === -1) end = search.length;
     if (end > start) {
       const equals = search.indexOf('=', start);
-      if (equals === -1 || equals > end) add(keywords, search.slice(start, end), '');
-      else add(keywords, search.slice(start, equals), search.slice(equals + 1, end));
+      if (equals === -1 || equals > end) add(keywords, nameIn(search, start, end, knownNames), '');
+      else add(keywords, nameIn(search, start, equals, knownNames), search.slice(equals + 1, end));
     }
     start = end + 1;
   }
   return keywords;
+}
+
+/** The name at `search[start, end)`: one of `knownNames` when it matches, else a new string. */
+function nameIn(search: string, start: number, end: number, knownNames: readonly string[]): string {
+  const length = end - start;
+  for (let i = 0; i < knownNames.length; i += 1) {
+    const name = knownNames[i] as string;
+    if (name.length === length && search.startsWith(name, start)) return name;
+  }
+  return search.slice(start, end);
 }
 
 function add(keywords: Keywords, name: string, value: string): void {
