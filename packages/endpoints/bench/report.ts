@@ -1,7 +1,7 @@
 /**
  * Turns the rounds of samples into the Markdown tables and the verdicts on the targets. Every
- * figure is a median over rounds, and every comparison is also counted round by round, where both
- * contenders ran minutes apart at most under the same neighbours.
+ * figure is a median over rounds, and every comparison is also made round by round, where both
+ * contenders ran seconds apart under the same neighbours.
  */
 import type { Route, Sample } from './measure.js';
 
@@ -125,25 +125,26 @@ export function cpuTable(samples: Samples, roles: Roles, routes: readonly Route[
   return lines.join('\n');
 }
 
-/** In how many rounds `better` held between our samples and theirs from the same round. */
-function roundsWhere(
-  ours: readonly Sample[],
-  theirs: readonly Sample[],
-  better: (a: Sample, b: Sample) => boolean,
-) {
-  let wins = 0;
-  let rounds = 0;
+/**
+ * A comparison round by round, where both contenders ran seconds apart: in how many rounds ours
+ * cost no more CPU per request than theirs, and the median of the rounds' ratios (ours / theirs),
+ * which a slow spell of the machine moves far less than it moves each contender's own median.
+ */
+function roundByRound(ours: readonly Sample[], theirs: readonly Sample[]): string {
+  let held = 0;
+  const ratios: number[] = [];
   ours.forEach((sample, round) => {
     const other = theirs[round];
     if (!counted(sample) || !counted(other)) return;
-    rounds += 1;
-    if (better(sample, other)) wins += 1;
+    if (sample.cpuMicros === undefined || other.cpuMicros === undefined) return;
+    ratios.push(sample.cpuMicros / other.cpuMicros);
+    if (sample.cpuMicros <= other.cpuMicros) held += 1;
   });
-  return `${wins} of ${rounds} rounds`;
+  if (ratios.length === 0) return 'no round to compare';
+  return `held in ${held} of ${ratios.length} rounds, ${median(ratios).toFixed(2)}× round by round`;
 }
 
 const verdict = (met: boolean) => (met ? 'met' : 'missed');
-const cheaper = (a: Sample, b: Sample) => (a.cpuMicros ?? 0) <= (b.cpuMicros ?? 0);
 
 /** The routes on which the Node interface must stay within 3 % of node:http's CPU. */
 const PARITY_PATHS = new Set(['/', '/users/42/posts/7']);
@@ -176,19 +177,19 @@ export function throughputVerdicts(samples: Samples, roles: Roles, routes: reado
       continue;
     }
     const parts = [
-      `Node interface ${ours.cpuMicros.toFixed(1)} vs fastify ${fastify.cpuMicros.toFixed(1)} µs (≤ fastify: ${verdict(ours.cpuMicros <= fastify.cpuMicros)}; held in ${roundsWhere(of(roles.ours), of(roles.fastify), cheaper)})`,
+      `Node interface ${ours.cpuMicros.toFixed(1)} vs fastify ${fastify.cpuMicros.toFixed(1)} µs (≤ fastify: ${verdict(ours.cpuMicros <= fastify.cpuMicros)}; ${roundByRound(of(roles.ours), of(roles.fastify))})`,
     ];
     if (PARITY_PATHS.has(route.path) && route.json === undefined) {
       const ratio = ours.cpuMicros / baseline.cpuMicros;
       parts.push(
-        `${ratio.toFixed(2)}× node:http's CPU (≤ 1.03×: ${verdict(ratio <= 1.03)}; cheaper in ${roundsWhere(of(roles.ours), of(roles.baseline), cheaper)})`,
+        `${ratio.toFixed(2)}× node:http's CPU (≤ 1.03×: ${verdict(ratio <= 1.03)}; ${roundByRound(of(roles.ours), of(roles.baseline))})`,
       );
     }
     parts.push(
-      `fetch interface ${oursFetch.cpuMicros.toFixed(1)} vs hono ${hono.cpuMicros.toFixed(1)} µs (≤ hono: ${verdict(oursFetch.cpuMicros <= hono.cpuMicros)}; held in ${roundsWhere(of(roles.oursFetch), of(roles.hono), cheaper)})`,
+      `fetch interface ${oursFetch.cpuMicros.toFixed(1)} vs hono ${hono.cpuMicros.toFixed(1)} µs (≤ hono: ${verdict(oursFetch.cpuMicros <= hono.cpuMicros)}; ${roundByRound(of(roles.oursFetch), of(roles.hono))})`,
     );
     parts.push(
-      `on hono's own adapter (no target: the framework alone against hono) ${oursFetchHono.cpuMicros.toFixed(1)} vs ${hono.cpuMicros.toFixed(1)} µs (cheaper in ${roundsWhere(of(roles.oursFetchHono), of(roles.hono), cheaper)})`,
+      `on hono's own adapter (no target: the framework alone against hono) ${oursFetchHono.cpuMicros.toFixed(1)} vs ${hono.cpuMicros.toFixed(1)} µs (${roundByRound(of(roles.oursFetchHono), of(roles.hono))})`,
     );
     const throughput = ours.requests / baseline.requests;
     parts.push(
