@@ -12,20 +12,33 @@ import { requireBinary } from './binaries.js';
 export const SERVER_CORE = '0';
 export const LOAD_CORE = '1';
 
-const taskset = cpus().length >= 2 ? requireBinary('taskset', 'util-linux') : undefined;
-const canPin = typeof taskset === 'string';
+/**
+ * taskset's path, looked up on first use, since the tests share this package and never pin; '' where
+ * pinning is not possible.
+ */
+let taskset: string | undefined;
+
+function tasksetPath(): string {
+  if (taskset === undefined) {
+    const found = cpus().length >= 2 ? requireBinary('taskset', 'util-linux') : '';
+    taskset = typeof found === 'string' ? found : '';
+  }
+  return taskset;
+}
 
 /** The command line that runs `binary args` on `core` (unchanged where pinning is not possible). */
 export function onCore(core: string, binary: string, args: readonly string[]): [string, string[]] {
-  return canPin ? [taskset as string, ['-c', core, binary, ...args]] : [binary, [...args]];
+  const path = tasksetPath();
+  return path ? [path, ['-c', core, binary, ...args]] : [binary, [...args]];
 }
 
 /** How the report shows a command that ran on `core`. */
 export function shownOnCore(core: string, command: readonly string[]): string[] {
-  return canPin ? ['taskset', '-c', core, ...command] : [...command];
+  return tasksetPath() ? ['taskset', '-c', core, ...command] : [...command];
 }
 
 /** Moves a running process (every thread of it) onto `core`. */
 export function pinProcess(pid: number, core: string): void {
-  if (canPin) execFileSync(taskset as string, ['-a', '-p', '-c', core, String(pid)], { stdio: 'ignore' });
+  const path = tasksetPath();
+  if (path) execFileSync(path, ['-a', '-p', '-c', core, String(pid)], { stdio: 'ignore' });
 }
