@@ -8,8 +8,8 @@
  * Robust on a shared machine without favouring anyone: every server runs on one core and this
  * process, which drives autocannon, on the other; all servers start first and are warmed up once;
  * then each round loads every route on every contender once, the contenders of a route back to
- * back, in an order that rotates and reverses between rounds, and the report keeps the median of
- * the rounds.
+ * back in a fixed order that runs forwards and backwards by turns, the routes in an order that
+ * rotates and reverses between rounds, and the report keeps the median of the rounds.
  */
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -99,8 +99,8 @@ async function measureThroughput(): Promise<Samples> {
       samples.set(server.name, routes);
     }
     // Route by route, so the figures a target compares come from windows seconds apart: the
-    // machine's slow spells (CPU steal, a neighbour's burst) then fall on every contender of a
-    // route alike rather than on a few whole contenders.
+    // machine's slow spells (a neighbour on the host, often with no CPU steal to show for it) then
+    // fall on every contender of a route alike rather than on a few whole contenders.
     for (let round = 0; round < ROUNDS; round += 1) {
       for (const route of roundOrder(ROUTES, round)) {
         // Forwards, then backwards: a rotation would part the pairs at its seam.
