@@ -31,6 +31,7 @@ const CONTROLLERS = {
       GET(kind) {
         if (kind === 'code') this.response.code = 99;
         else if (kind === 'header') this.response.headers.set('x-odd', 'a\\x01b');
+        else if (kind === 'response') return new Response('x', { headers: { 'x-odd': 'a\\x01b' } });
         else this.response.mediaType = 'text/plain\\nX-Injected: 1';
         return 'x';
       }
@@ -109,6 +110,8 @@ const ROWS: Row[] = [
   { method: 'GET', target: '/bad/type', status: 500, header: ['x-injected', null] },
   // A value a web Headers takes but Node will not write: still a 500 on every host, never a hang.
   { method: 'GET', target: '/bad/header', status: 500, header: ['x-odd', null] },
+  // The same value in a Response the handler built: a 500 too, and the server lives on.
+  { method: 'GET', target: '/bad/response', status: 500, header: ['x-odd', null] },
   { method: 'GET', target: '/gone', status: 302, header: ['location', '/foo'] },
   { method: 'GET', target: '/stream', status: 200, text: 'chunk-1 chunk-2' },
   {

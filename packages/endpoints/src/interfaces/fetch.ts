@@ -256,7 +256,11 @@ export function fetchInterface(dispatcher: Dispatcher): FetchHandler {
           }),
         );
       }
-      return respond(outcome, request.method, exchange.bodyAbandoned);
+      const response = respond(outcome, request.method, exchange.bodyAbandoned);
+      // A Response the handler built itself goes out unchecked, so a host may still fail to write
+      // it; handed over as a promise, it takes the host's path that turns such a failure into a
+      // 500 (@hono/node-server's path for a Response returned at once loses it, and Node exits).
+      return outcome.passThrough ? Promise.resolve(response) : response;
     } catch (error) {
       return Promise.reject(error);
     }
