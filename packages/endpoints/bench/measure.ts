@@ -4,8 +4,12 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { type ManagedProcess, onCore, SERVER_CORE, spawnManaged } from '@platform/testkit';
 import autocannon from 'autocannon';
+import type { ContenderFile } from './contenders/load.js';
+
+const SERVE = fileURLToPath(new URL('serve.ts', import.meta.url));
 
 /** The same load for every contender. */
 export const LOAD = { connections: 100, pipelining: 10 } as const;
@@ -53,16 +57,16 @@ function cpuSeconds(pid: number): number | undefined {
 }
 
 /**
- * Starts one contender in its own process (node with the tsx loader) on the server core, so
- * /proc/<pid> is the server; `nodeArgs` go to that node (`--cpu-prof`, say).
+ * Starts one contender on a socket in its own process (`bench/serve.ts`, node with the tsx loader)
+ * on the server core, so /proc/<pid> is the server; `nodeArgs` go to that node (`--cpu-prof`, say).
  */
 export async function startServer(
   name: string,
-  file: string,
+  file: ContenderFile,
   nodeArgs: readonly string[] = [],
 ): Promise<Server> {
   const child = spawnManaged(
-    ...onCore(SERVER_CORE, process.execPath, [...nodeArgs, '--import', 'tsx', file]),
+    ...onCore(SERVER_CORE, process.execPath, [...nodeArgs, '--import', 'tsx', SERVE, file]),
   );
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
@@ -71,7 +75,7 @@ export async function startServer(
     await delay(50);
   }
   await child.stop();
-  throw new Error(`${name} (${file}) did not start:\n${child.output()}`);
+  throw new Error(`${name} (bench/contenders/${file}.ts) did not start:\n${child.output()}`);
 }
 
 /** Refuses to measure a contender that answers a route wrongly. */
@@ -92,7 +96,7 @@ export const ROUTES: readonly Route[] = [
 ];
 
 /** Method, headers and body of a route's request (a GET unless it has a JSON body). */
-function requestOf(route: Route): {
+export function requestOf(route: Route): {
   method: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;

@@ -1,7 +1,7 @@
 /**
  * Where a contender's CPU goes under load: `npx tsx bench/profile.ts <server> [seconds] [route…]`,
  * e.g. `npx tsx bench/profile.ts endpoints-node 5 /search?q=books&page=2&size=10`. Starts
- * `bench/servers/<server>.ts` with `--cpu-prof`, loads each route (default: the benchmark's four)
+ * `bench/serve.ts <server>` (a contender under `bench/contenders/`) with `--cpu-prof`, loads each route (default: the benchmark's four)
  * as the benchmark does, stops it, and prints the self time of the hottest functions and the
  * share of each part of the stack, counting only samples taken under load. The profile itself is
  * kept in `.tmp/profiles/` for Chrome DevTools. The servers import the compiled package, as the
@@ -10,6 +10,7 @@
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CONTENDER_FILES, isContenderFile } from './contenders/load.js';
 import { checkRoute, loadRoute, ROUTES, startServer } from './measure.js';
 import { routeLabel } from './report.js';
 
@@ -27,16 +28,15 @@ interface CpuProfile {
 
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
 const [serverName = 'endpoints-node', secondsArg = '5', ...paths] = process.argv.slice(2);
+if (!isContenderFile(serverName))
+  throw new Error(`no contender ${serverName}; one of ${CONTENDER_FILES.join(', ')}`);
 const seconds = Number(secondsArg);
 const routes = paths.length === 0 ? ROUTES : ROUTES.filter((route) => paths.includes(route.path));
 if (routes.length === 0) throw new Error(`no benchmark route is ${paths.join(', ')}`);
 
 const profileDir = join(benchDir, '..', '.tmp', 'profiles', `${serverName}-${Date.now()}`);
 mkdirSync(profileDir, { recursive: true });
-const server = await startServer(serverName, join(benchDir, 'servers', `${serverName}.ts`), [
-  '--cpu-prof',
-  `--cpu-prof-dir=${profileDir}`,
-]);
+const server = await startServer(serverName, serverName, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]);
 let loadStart = 0;
 try {
   for (const route of routes) await checkRoute(server, route);

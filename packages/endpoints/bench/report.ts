@@ -97,30 +97,63 @@ export interface Roles {
   readonly oursFetchHono: string;
 }
 
+/** The contenders in the order of the per-route tables: node:http, the Node interface's peers, the fetch interface's. */
+const columnsOf = (roles: Roles) => [
+  roles.baseline,
+  roles.ours,
+  roles.fastify,
+  roles.oursFetch,
+  roles.hono,
+  roles.oursFetchHono,
+];
+
+/** A figure with its ratio to node:http's, or the figure alone in node:http's own column. */
+function withRatio(value: number | undefined, baseline: number | undefined, isBaseline: boolean): string {
+  if (value === undefined || baseline === undefined) return 'n/a';
+  return isBaseline ? `${value.toFixed(1)} µs` : `${value.toFixed(1)} µs (${(value / baseline).toFixed(2)}×)`;
+}
+
 /**
  * Server CPU per request, one row per route, each figure with its ratio to node:http: the shape
  * of the issue's table, where the targets are read.
  */
 export function cpuTable(samples: Samples, roles: Roles, routes: readonly Route[]): string {
-  const columns = [
-    roles.baseline,
-    roles.ours,
-    roles.fastify,
-    roles.oursFetch,
-    roles.hono,
-    roles.oursFetchHono,
-  ];
+  const columns = columnsOf(roles);
   const lines = [`| route | ${columns.join(' | ')} |`, `|:--|${columns.map(() => '--:').join('|')}|`];
   for (const route of routes) {
     const baseline = summarize(samplesOf(samples, roles.baseline, route)).cpuMicros;
-    const cells = columns.map((name) => {
-      const cpu = summarize(samplesOf(samples, name, route)).cpuMicros;
-      if (cpu === undefined || baseline === undefined) return 'n/a';
-      return name === roles.baseline
-        ? `${cpu.toFixed(1)} µs`
-        : `${cpu.toFixed(1)} µs (${(cpu / baseline).toFixed(2)}×)`;
-    });
+    const cells = columns.map((name) =>
+      withRatio(summarize(samplesOf(samples, name, route)).cpuMicros, baseline, name === roles.baseline),
+    );
     lines.push(`| \`${routeLabel(route)}\` | ${cells.join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+/** CPU time per request without sockets, in ns, by contender name, then route label: every window of every round. */
+export type SocketlessWindows = Map<string, Map<string, number[]>>;
+
+/**
+ * The socketless figures (bench/socketless.ts), one row per route: each contender's median window
+ * with its ratio to node:http, and ours through srvx against hono.
+ */
+export function socketlessTable(windows: SocketlessWindows, roles: Roles, routes: readonly Route[]): string {
+  const columns = columnsOf(roles);
+  const lines = [
+    `| route | ${columns.join(' | ')} | fetch via srvx / hono |`,
+    `|:--|${columns.map(() => '--:').join('|')}|--:|`,
+  ];
+  for (const route of routes) {
+    const micros = (name: string) => {
+      const values = windows.get(name)?.get(routeLabel(route));
+      return values === undefined || values.length === 0 ? undefined : median(values) / 1000;
+    };
+    const baseline = micros(roles.baseline);
+    const cells = columns.map((name) => withRatio(micros(name), baseline, name === roles.baseline));
+    const ours = micros(roles.oursFetch);
+    const hono = micros(roles.hono);
+    const versus = ours === undefined || hono === undefined ? 'n/a' : `${(ours / hono).toFixed(2)}×`;
+    lines.push(`| \`${routeLabel(route)}\` | ${cells.join(' | ')} | ${versus} |`);
   }
   return lines.join('\n');
 }

@@ -1,9 +1,9 @@
 /**
  * `npm run bench -w packages/endpoints`: server CPU per request and throughput of our framework
  * (Node interface, and fetch interface under srvx and under @hono/node-server) next to raw node:http,
- * fastify and hono on four routes, all measured in this one run with autocannon on 127.0.0.1; plus
- * discovery time of 200 controller modules and OpenAPI generation for them. Prints Markdown tables
- * and saves them to bench/RESULTS.md.
+ * fastify and hono on four routes, all measured in this one run with autocannon on 127.0.0.1; the
+ * same contenders' listeners called without sockets; plus discovery time of 200 controller modules
+ * and OpenAPI generation for them. Prints Markdown tables and saves them to bench/RESULTS.md.
  *
  * Robust on a shared machine without favouring anyone: every server runs on one core and this
  * process, which drives autocannon, on the other; all servers start first and are warmed up once;
@@ -17,7 +17,8 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { LOAD_CORE, pinProcess, SERVER_CORE } from '@platform/testkit';
+import { LOAD_CORE, onCore, pinProcess, SERVER_CORE } from '@platform/testkit';
+import type { ContenderFile } from './contenders/load.js';
 import { generateControllers } from './generate.js';
 import { checkRoute, LOAD, loadRoute, ROUTES, type Sample, type Server, startServer } from './measure.js';
 import {
@@ -27,6 +28,8 @@ import {
   openapiVerdict,
   routeLabel,
   type Samples,
+  type SocketlessWindows,
+  socketlessTable,
   table,
   throughputVerdicts,
 } from './report.js';
@@ -40,6 +43,8 @@ const WARMUP_SECONDS = 0.5;
 const MEASURE_SECONDS = 1;
 const ROUNDS = 7;
 const DISCOVERY_RUNS = 3;
+/** Fresh processes per contender for the socketless figures, each measuring five windows per route. */
+const SOCKETLESS_ROUNDS = 3;
 const MODULES = 200;
 
 const BASELINE = 'node:http (baseline)';
@@ -62,14 +67,14 @@ const ROLES = {
  * (fastify | ours | node:http, ours via srvx | hono | ours via @hono/node-server): a slow spell of
  * the shared machine, seconds long, then tends to fall on both of a pair.
  */
-const CONTENDERS = [
-  { name: FASTIFY, file: 'fastify.ts' },
-  { name: OURS, file: 'endpoints-node.ts' },
-  { name: BASELINE, file: 'node-http.ts' },
-  { name: OURS_FETCH, file: 'endpoints-srvx.ts' },
-  { name: HONO, file: 'hono.ts' },
-  { name: OURS_FETCH_HONO, file: 'endpoints-hono-node.ts' },
-] as const;
+const CONTENDERS: readonly { name: string; file: ContenderFile }[] = [
+  { name: FASTIFY, file: 'fastify' },
+  { name: OURS, file: 'endpoints-node' },
+  { name: BASELINE, file: 'node-http' },
+  { name: OURS_FETCH, file: 'endpoints-srvx' },
+  { name: HONO, file: 'hono' },
+  { name: OURS_FETCH_HONO, file: 'endpoints-hono-node' },
+];
 
 /**
  * The routes' order: rounds go in pairs, forwards then backwards, and each pair starts one place
@@ -86,7 +91,7 @@ async function measureThroughput(): Promise<Samples> {
   const samples: Samples = new Map();
   try {
     for (const contender of CONTENDERS) {
-      servers.push(await startServer(contender.name, join(benchDir, 'servers', contender.file)));
+      servers.push(await startServer(contender.name, contender.file));
     }
     for (const server of servers) {
       const routes = new Map<string, Sample[]>();
@@ -117,6 +122,28 @@ async function measureThroughput(): Promise<Samples> {
     await Promise.all(servers.map((server) => server.process.stop()));
   }
   return samples;
+}
+
+/**
+ * Each contender's listener called without sockets (`bench/socketless.ts`), in a fresh process per
+ * round on the server core, the contenders forwards then backwards by round.
+ */
+async function measureSocketless(): Promise<SocketlessWindows> {
+  const windows: SocketlessWindows = new Map(CONTENDERS.map(({ name }) => [name, new Map()]));
+  for (let round = 0; round < SOCKETLESS_ROUNDS; round += 1) {
+    for (const { name, file } of round % 2 === 0 ? CONTENDERS : [...CONTENDERS].reverse()) {
+      const { stdout } = await promisify(execFile)(
+        ...onCore(SERVER_CORE, process.execPath, ['--import', 'tsx', join(benchDir, 'socketless.ts'), file]),
+      );
+      const byRoute = JSON.parse(stdout.trim()) as Record<string, number[]>;
+      const ofContender = windows.get(name) as Map<string, number[]>;
+      for (const [label, values] of Object.entries(byRoute)) {
+        ofContender.set(label, [...(ofContender.get(label) ?? []), ...values]);
+      }
+      process.stderr.write(`socketless round ${round + 1} ${name}: ${stdout.trim()}\n`);
+    }
+  }
+  return windows;
 }
 
 /**
@@ -175,6 +202,7 @@ pinProcess(process.pid, LOAD_CORE);
 const loadBefore = loadavg()[0] ?? 0;
 const started = Date.now();
 const throughput = await measureThroughput();
+const socketless = await measureSocketless();
 const discovery = {
   js: await measureDiscovery('js', false),
   tsCold: await measureDiscovery('ts', true),
@@ -193,7 +221,7 @@ const report = `# endpoints benchmark
 - Date: ${new Date().toISOString()} (run took ${Math.round((Date.now() - started) / 1000)} s)
 - Machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ${process.platform}/${process.arch}; the cores are shared with other work (1-minute load average ${loadBefore.toFixed(1)} before the run, ${(loadavg()[0] ?? 0).toFixed(1)} after), so absolute numbers vary between runs; ratios within one run are what count.
 - Command: \`npm run bench -w packages/endpoints\`
-- Load, the same for every contender: autocannon -c ${LOAD.connections} -p ${LOAD.pipelining} on 127.0.0.1. Every server runs pinned to core ${SERVER_CORE} and autocannon (in the bench's own process) to core ${LOAD_CORE} (\`taskset\`), so neither pays for the other's work. All servers start first, each alone in its own process (\`node --import tsx\`), and each route of each server gets one ${WARMUP_SECONDS} s warm-up. Then ${ROUNDS} interleaved rounds: every round loads each route on every contender for ${MEASURE_SECONDS} s, the contenders of a route back to back, the contenders in a fixed order that puts each compared pair side by side (fastify, ours, node:http, ours via srvx, hono, ours via @hono/node-server), forwards in one round and backwards in the next, the routes in an order that runs forwards then backwards in pairs of rounds, each pair starting one route later. Every figure below is the median of the ${ROUNDS} rounds. Every answer is checked before loading and every loaded answer was 2xx.
+- Load, the same for every contender: autocannon -c ${LOAD.connections} -p ${LOAD.pipelining} on 127.0.0.1. Every server runs pinned to core ${SERVER_CORE} and autocannon (in the bench's own process) to core ${LOAD_CORE} (\`taskset\`), so neither pays for the other's work. All servers start first, each alone in its own process (\`node --import tsx bench/serve.ts <contender>\`), every one an \`http.createServer\` around the contender's \`(req, res)\` listener (srvx's Node handler, @hono/node-server's \`getRequestListener\`, fastify's handler through \`serverFactory\`), and each route of each server gets one ${WARMUP_SECONDS} s warm-up. Then ${ROUNDS} interleaved rounds: every round loads each route on every contender for ${MEASURE_SECONDS} s, the contenders of a route back to back, the contenders in a fixed order that puts each compared pair side by side (fastify, ours, node:http, ours via srvx, hono, ours via @hono/node-server), forwards in one round and backwards in the next, the routes in an order that runs forwards then backwards in pairs of rounds, each pair starting one route later. Every figure below is the median of the ${ROUNDS} rounds. Every answer is checked before loading and every loaded answer was 2xx.
 - Server CPU µs/request: CPU time of the server process (all its threads, in nanoseconds from /proc/<pid>/task/*/schedstat) during the measured window, divided by the requests answered. On a shared 2-core machine where autocannon itself needs a core, requests/s is bounded by the load generator and by neighbours; CPU per request is the steadier measure of what each framework costs. The range column shows the lowest and highest round.
 - Routes: \`GET /\` → \`{"hello":"world"}\`; \`GET /users/42/posts/7\` → \`{"userId":"42","postId":"7"}\` (ours: module \`users\`, \`Default.GET(userId, collection, postId)\`; the others: a \`/users/:userId/posts/:postId\` route); \`GET /search?q=books&page=2&size=10\` → \`{"q":"books","page":2,"size":10}\` (ours: keywords \`{ q, page = 1, size = 20 }\` with \`static types = { GET: { page: Number, size: Number } }\`; fastify: a querystring JSON schema, which ajv coerces; node:http and hono: \`Number()\` by hand); \`POST /users\` with the JSON body \`{"name":"Lin","age":30}\` → the same object (ours: \`POST({ name, age })\` with \`static types = { POST: { age: Number } }\`; fastify: a body schema; node:http and hono: parsed and checked by hand).
 
@@ -204,6 +232,10 @@ ${cpuTable(throughput, ROLES, ROUTES)}
 Every contender and route in full:
 
 ${table(throughput, names, ROUTES)}
+
+Without sockets (no target; \`bench/socketless.ts\`): each contender's listener called on Node's own request and response objects with no socket under them, ${SOCKETLESS_ROUNDS} fresh processes per contender on core ${SERVER_CORE}, five windows of 20,000 requests per route in each after three to warm up; the median window's CPU time per request (all threads, from \`process.cpuUsage\`). This is what each framework and adapter costs above Node's objects and the writing of the answer into them; the parser, the socket and the kernel, which every contender pays alike, are left out. On loopback those are most of a request (above, node:http's whole request), which is why the socket figures can hardly tell apart contenders whose own costs differ by a quarter.
+
+${socketlessTable(socketless, ROLES, ROUTES)}
 
 ${verdicts.join('\n')}
 `;

@@ -1,11 +1,11 @@
-import { createServer } from 'node:http';
-import { announce, HELLO, JSON_TYPE, searchAnswer, userAnswer } from './ready.js';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { HELLO, JSON_TYPE, searchAnswer, userAnswer } from './answers.js';
 
 /**
  * The baseline: raw node:http with the least routing that answers the four routes, written like
  * fastify/benchmarks' node-http (setHeader, then end with the body, so Node sends Content-Length).
  */
-const server = createServer((req, res) => {
+function handle(req: IncomingMessage, res: ServerResponse): void {
   const url = req.url ?? '/';
   const answer = (status: number, value: unknown) => {
     res.statusCode = status;
@@ -47,5 +47,8 @@ const server = createServer((req, res) => {
   }
   res.statusCode = 404;
   res.end();
-});
-server.listen(0, '127.0.0.1', () => announce(server.address()));
+}
+
+export async function listener(): Promise<RequestListener> {
+  return handle;
+}

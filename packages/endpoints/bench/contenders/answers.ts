@@ -1,14 +1,4 @@
-import type { AddressInfo } from 'node:net';
-
-/** Every contender prints its bound port on one line, which the runner waits for. */
-export function announce(address: AddressInfo | string | null): void {
-  const port = typeof address === 'object' && address !== null ? address.port : address;
-  process.stdout.write(`listening ${port}\n`);
-}
-
-// An orderly exit on SIGTERM, so a server run with `--cpu-prof` (bench/profile.ts) writes its profile.
-process.once('SIGTERM', () => process.exit(0));
-
+/** What every contender answers, so they all do the same work per request. */
 export const HELLO = { hello: 'world' };
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
