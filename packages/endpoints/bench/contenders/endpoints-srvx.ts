@@ -14,8 +14,9 @@ export async function listener(): Promise<RequestListener> {
   const app = await createApp({
     controllerPrefix: fileURLToPath(new URL('../controllers', import.meta.url)),
   });
-  // `manual`: srvx hands over its handler and leaves the listening to the caller.
-  const handler = serve({ fetch: app.fetch, manual: true, silent: true }).node?.handler;
+  // `manual`: srvx hands over its handler and leaves the listening, and the signals, to the caller.
+  const handler = serve({ fetch: app.fetch, manual: true, silent: true, gracefulShutdown: false }).node
+    ?.handler;
   if (handler === undefined) throw new Error('srvx gave no Node handler');
   return handler as RequestListener;
 }
