@@ -46,7 +46,7 @@ describe('smaller parity points (reference §1.7, §1.10, §1.17)', async () => 
   const app = await appWith({
     'index.ts': `
       export class Bytes extends Controller {
-        GET() { return { text: new TextEncoder().encode('héllo'), buffer: Buffer.from('buf'), list: [new Uint8Array([104, 105])] }; }
+        GET() { return { text: new TextEncoder().encode('héllo'), buffer: Buffer.from('buf'), list: [new Uint8Array([104, 105])], empty: new Uint8Array(0) }; }
       }
       export class Traced extends Controller { static trace = true; GET() { return 'get'; } }
       export class Info extends Controller {
@@ -62,7 +62,7 @@ describe('smaller parity points (reference §1.7, §1.10, §1.17)', async () => 
 
   test('bytes nested in a returned value render as their text', async () => {
     const reply = await call(app, '/bytes');
-    assert.deepEqual(reply.json, { text: 'héllo', buffer: 'buf', list: ['hi'] });
+    assert.deepEqual(reply.json, { text: 'héllo', buffer: 'buf', list: ['hi'], empty: '' });
   });
 
   test('authScheme is "" without a token or without the header', async () => {
