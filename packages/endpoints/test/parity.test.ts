@@ -48,6 +48,9 @@ describe('smaller parity points (reference §1.7, §1.10, §1.17)', async () => 
       export class Bytes extends Controller {
         GET() { return { text: new TextEncoder().encode('héllo'), buffer: Buffer.from('buf'), list: [new Uint8Array([104, 105])], empty: new Uint8Array(0) }; }
       }
+      export class EmptyBytes extends Controller {
+        GET() { return { note: 'long enough for its JSON to be scanned rather than walked', empty: new Uint8Array(0) }; }
+      }
       export class Traced extends Controller { static trace = true; GET() { return 'get'; } }
       export class Info extends Controller {
         GET(...rest) {
@@ -63,6 +66,14 @@ describe('smaller parity points (reference §1.7, §1.10, §1.17)', async () => 
   test('bytes nested in a returned value render as their text', async () => {
     const reply = await call(app, '/bytes');
     assert.deepEqual(reply.json, { text: 'héllo', buffer: 'buf', list: ['hi'], empty: '' });
+  });
+
+  test('an empty Uint8Array, the one kind that leaves {} in JSON, renders as its text in a long value', async () => {
+    const reply = await call(app, '/empty-bytes');
+    assert.deepEqual(reply.json, {
+      note: 'long enough for its JSON to be scanned rather than walked',
+      empty: '',
+    });
   });
 
   test('authScheme is "" without a token or without the header', async () => {
