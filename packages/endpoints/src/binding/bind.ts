@@ -9,8 +9,11 @@ import type { Signature } from './signature.js';
 export interface BindingPlan {
   readonly label: string;
   readonly signature: Signature;
-  /** Positional parameter index by name, for keywords that fill positionals. */
-  readonly positionIndex: ReadonlyMap<string, number>;
+  /**
+   * Where a keyword goes, by name: the index of the positional parameter it fills, or
+   * KEYWORD_PARAMETER for a key of the keyword object. One lookup per keyword a request sends.
+   */
+  readonly keywordTargets: ReadonlyMap<string, number>;
   readonly maxPositionals: number;
   readonly minPositionals: number;
   /** Casts by positional index (with the names their errors use), then by keyword name. */
@@ -57,6 +60,9 @@ export function newKeywords(): Keywords {
   return new KeywordObject();
 }
 
+/** In `keywordTargets`: the name is a key of the handler's keyword object. */
+const KEYWORD_PARAMETER = -1;
+
 export function planBinding(
   label: string,
   signature: Signature,
@@ -95,7 +101,10 @@ export function planBinding(
   return {
     label,
     signature,
-    positionIndex,
+    keywordTargets: new Map([
+      ...[...(signature.keywords?.names.keys() ?? [])].map((name) => [name, KEYWORD_PARAMETER] as const),
+      ...positionIndex,
+    ]),
     maxPositionals: signature.rest ? Number.POSITIVE_INFINITY : signature.positionals.length,
     minPositionals,
     positionalCasts,
@@ -145,16 +154,16 @@ export function bindArguments(
       if (name !== given && keywords[name] !== undefined) {
         throw new CallError(400, `${label}() got multiple values for argument '${name}'`);
       }
-      const index = plan.positionIndex.get(name);
-      if (index !== undefined) {
-        if (index < positionals.length) {
+      const target = plan.keywordTargets.get(name);
+      if (target === KEYWORD_PARAMETER || (target === undefined && keywordSpec?.rest)) {
+        (keywordObject as Keywords)[name] = value;
+      } else if (target === undefined) {
+        throw new CallError(400, `${label}() got an unexpected keyword argument '${name}'`);
+      } else {
+        if (target < positionals.length) {
           throw new CallError(400, `${label}() got multiple values for argument '${name}'`);
         }
-        slots[index] = value;
-      } else if (keywordSpec && (keywordSpec.rest || keywordSpec.names.has(name))) {
-        (keywordObject as Keywords)[name] = value;
-      } else {
-        throw new CallError(400, `${label}() got an unexpected keyword argument '${name}'`);
+        slots[target] = value;
       }
     }
   }
@@ -222,8 +231,9 @@ function assemble(
   keywordObject: Keywords | null,
 ): unknown[] {
   const count = signature.positionals.length;
-  // Unfilled optional slots stay undefined, so the handler's defaults apply.
-  if (keywordObject !== null || signature.rest) slots.length = count;
+  // Unfilled optional slots stay undefined, so the handler's defaults apply. Setting an array's
+  // length is a call into V8's runtime even when nothing changes, so only a short list is grown.
+  if ((keywordObject !== null || signature.rest) && slots.length !== count) slots.length = count;
   if (keywordObject !== null) slots.push(keywordObject);
   if (signature.rest) for (let i = count; i < positionals.length; i += 1) slots.push(positionals[i]);
   return slots;

@@ -95,9 +95,10 @@ function castFailure(name: string, reason: string): CallError {
 
 function toNumber(value: unknown, name: string): number {
   if (typeof value === 'number' && Number.isFinite(value)) return value;
-  if (typeof value === 'string' && value.trim() !== '') {
+  if (typeof value === 'string') {
     const number = Number(value);
-    if (Number.isFinite(number)) return number;
+    // Number() reads a blank string as 0, so only a 0 needs the string looked at again.
+    if (Number.isFinite(number) && (number !== 0 || value.trim() !== '')) return number;
   }
   throw castFailure(name, `expected a number, got ${JSON.stringify(value)}`);
 }
