@@ -29,8 +29,13 @@ function peerAddress(request: Request, info: unknown, node: IncomingMessage | un
 function nodeRequestOf(request: Request, info: unknown): IncomingMessage | undefined {
   const fromSrvx = (request as { runtime?: { node?: { req?: unknown } } }).runtime?.node?.req;
   if (fromSrvx instanceof IncomingMessage) return fromSrvx;
-  const fromHono = (info as { incoming?: unknown } | undefined)?.incoming;
-  return fromHono instanceof IncomingMessage ? fromHono : undefined;
+  return honoIncoming(info);
+}
+
+/** The Node request @hono/node-server passes in its bindings, or undefined under any other host. */
+function honoIncoming(info: unknown): IncomingMessage | undefined {
+  const incoming = (info as { incoming?: unknown } | undefined)?.incoming;
+  return incoming instanceof IncomingMessage ? incoming : undefined;
 }
 
 class FetchExchange implements Exchange {
@@ -38,6 +43,12 @@ class FetchExchange implements Exchange {
   readonly target: string;
   /** Known only on a Node host (srvx, @hono/node-server), where the Node request is at hand. */
   readonly onConnection: boolean;
+  /**
+   * Whether the host writes a header record without converting it, as @hono/node-server does (it
+   * turns a list into a `Headers`); srvx's FastResponse reads a list of pairs as it is, and turns a
+   * record into one first.
+   */
+  readonly takesHeaderRecord: boolean;
   readonly #request: Request;
   readonly #info: unknown;
   /** On a Node host, the Node request itself, read directly for the target, headers and body. */
@@ -53,6 +64,7 @@ class FetchExchange implements Exchange {
     const node = nodeRequestOf(request, info);
     this.#node = node;
     this.onConnection = node !== undefined;
+    this.takesHeaderRecord = node !== undefined && node === honoIncoming(info);
     const raw = node?.url;
     if (raw !== undefined && raw.charCodeAt(0) === 47 /* / */) {
       // srvx would build a URL object to answer `request.url`; the target as sent is right here.
@@ -189,25 +201,30 @@ function sendable(name: string, value: string): string {
  * Builds the web Response; an outcome the platform rejects (an invalid header, say) becomes a 500.
  * After an abandoned body the answer says `Connection: close`, which Node-based hosts honour.
  */
-function respond(outcome: Outcome, method: string, close: boolean): Response {
+function respond(outcome: Outcome, exchange: FetchExchange): Response {
   try {
-    return toResponse(outcome, method, close);
+    return toResponse(outcome, exchange);
   } catch (error) {
-    return toResponse(unsendable(error), method, close);
+    return toResponse(unsendable(error), exchange);
   }
 }
 
-function toResponse(outcome: Outcome, method: string, close: boolean): Response {
+function toResponse(outcome: Outcome, exchange: FetchExchange): Response {
   // A pass-through Response never follows an abandoned body: those end in the framework's own 413 or 503.
   if (outcome.passThrough) return outcome.passThrough;
+  const { method } = exchange;
+  const close = exchange.bodyAbandoned;
   const body = outcome.body;
   if (outcome.headers === null && !close && typeof body === 'string' && outcome.contentType !== undefined) {
-    // The common answer: a plain header record, which srvx and @hono/node-server write out as it is
-    // (they build a `Headers` only when given one), instead of a `Headers` object to fill and walk.
+    // The common answer: its one header in the plain form the host writes out as it is (srvx and
+    // @hono/node-server build a `Headers` only when given one), not a `Headers` to fill and walk.
     if (method !== 'HEAD' && !NULL_BODY_STATUSES.has(outcome.status)) {
+      const contentType = sendable('content-type', outcome.contentType);
       return new Response(body, {
         status: outcome.status,
-        headers: { 'content-type': sendable('content-type', outcome.contentType) },
+        headers: exchange.takesHeaderRecord
+          ? { 'content-type': contentType }
+          : [['content-type', contentType]],
       });
     }
   }
@@ -249,14 +266,14 @@ export function fetchInterface(dispatcher: Dispatcher): FetchHandler {
         return new Promise((resolve, reject) =>
           outcome.receive((settled) => {
             try {
-              resolve(respond(settled, request.method, exchange.bodyAbandoned));
+              resolve(respond(settled, exchange));
             } catch (error) {
               reject(error);
             }
           }),
         );
       }
-      const response = respond(outcome, request.method, exchange.bodyAbandoned);
+      const response = respond(outcome, exchange);
       // A Response the handler built itself goes out unchecked, so a host may still fail to write
       // it; handed over as a promise, it takes the host's path that turns such a failure into a
       // 500 (@hono/node-server's path for a Response returned at once loses it, and Node exits).
