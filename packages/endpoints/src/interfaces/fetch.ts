@@ -22,17 +22,15 @@ function peerAddress(request: Request, info: unknown, node: IncomingMessage | un
 }
 
 /**
- * The Node request under a web `Request` on a Node host: srvx documents it as
- * `request.runtime.node.req`, @hono/node-server passes it as `incoming` in its bindings. Undefined
- * under any other host (or HTTP/2, whose requests are not IncomingMessages).
+ * The Node requests under a web `Request` on the Node hosts: srvx documents it as
+ * `request.runtime.node.req`, @hono/node-server passes it as `incoming` in its bindings. Each is
+ * undefined under any other host (or HTTP/2, whose requests are not IncomingMessages).
  */
-function nodeRequestOf(request: Request, info: unknown): IncomingMessage | undefined {
-  const fromSrvx = (request as { runtime?: { node?: { req?: unknown } } }).runtime?.node?.req;
-  if (fromSrvx instanceof IncomingMessage) return fromSrvx;
-  return honoIncoming(info);
+function srvxRequest(request: Request): IncomingMessage | undefined {
+  const req = (request as { runtime?: { node?: { req?: unknown } } }).runtime?.node?.req;
+  return req instanceof IncomingMessage ? req : undefined;
 }
 
-/** The Node request @hono/node-server passes in its bindings, or undefined under any other host. */
 function honoIncoming(info: unknown): IncomingMessage | undefined {
   const incoming = (info as { incoming?: unknown } | undefined)?.incoming;
   return incoming instanceof IncomingMessage ? incoming : undefined;
@@ -61,10 +59,12 @@ class FetchExchange implements Exchange {
     this.#request = request;
     this.#info = info;
     this.method = request.method;
-    const node = nodeRequestOf(request, info);
+    const fromSrvx = srvxRequest(request);
+    const fromHono = fromSrvx === undefined ? honoIncoming(info) : undefined;
+    const node = fromSrvx ?? fromHono;
     this.#node = node;
     this.onConnection = node !== undefined;
-    this.takesHeaderRecord = node !== undefined && node === honoIncoming(info);
+    this.takesHeaderRecord = fromHono !== undefined;
     const raw = node?.url;
     if (raw !== undefined && raw.charCodeAt(0) === 47 /* / */) {
       // srvx would build a URL object to answer `request.url`; the target as sent is right here.
