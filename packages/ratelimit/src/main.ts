@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
-import { createStore, storeCapabilities } from './backends/index.js';
+import type { DemandStore } from './backends/demand.js';
+import { createDemandStore, createStore, storeCapabilities } from './backends/index.js';
 import type { CounterStore } from './backends/store.js';
 import { ConfigHolder } from './config/loader.js';
 import { type Clock, inMilliseconds, systemClock, systemMillisecondClock } from './limiter/clock.js';
@@ -17,8 +19,10 @@ import { bindGrpc, createGrpcServer, endHealthWatches } from './server/grpc.js';
 import { boundGrpcHandshakes } from './server/grpc-handshake.js';
 import { HealthModel } from './server/health.js';
 import { createHttpServer } from './server/http.js';
+import { addQuotaService } from './server/rlqs.js';
 import { ReloadingServerCredentials } from './server/tls/reloading-credentials.js';
 import { grpcServerCredentials } from './server/tls/server-credentials.js';
+import { QuotaService } from './service/quota-service.js';
 import { RateLimitService } from './service/ratelimit-service.js';
 import type { Settings } from './settings.js';
 import { createStatSink } from './stats/sinks/select.js';
@@ -27,6 +31,8 @@ import { StatStore } from './stats/store.js';
 /** Parts a caller may supply instead of the ones the settings select (tests, other providers). */
 export interface StartOverrides {
   readonly store?: CounterStore;
+  /** The RLQS demand store; defaults to the one BACKEND_TYPE selects. */
+  readonly demandStore?: DemandStore;
   readonly clock?: Clock;
   readonly log?: Logger;
   /** Defaults to the provider CONFIG_TYPE selects (FILE or GRPC_XDS_SOTW). */
@@ -42,6 +48,8 @@ export interface RunningServer {
   readonly config: ConfigHolder;
   readonly service: RateLimitService;
   readonly localCache: LocalOverLimitCache | undefined;
+  /** The Rate Limit Quota Service, when RLQS_ENABLED. */
+  readonly quota: QuotaService | undefined;
   /** SIGTERM behaviour: health fails at once; after SHUTDOWN_DRAIN_DURATION the servers stop gracefully. */
   shutdown(): Promise<void>;
   /** Stops everything now (tests). */
@@ -124,6 +132,9 @@ async function start(
 
   const provider = overrides.provider ?? createConfigProvider(settings.config, log);
   const grpcServer = createGrpcServer(service, health, stats, settings.grpc);
+  const quota = settings.rlqs.enabled
+    ? startQuotaService(settings, overrides, { config, stats, log, grpcServer, closers })
+    : undefined;
   const httpServer = createHttpServer(service, health, log, settings.httpTimeouts);
   const debugServer = createDebugServer({ config: () => config.current, stats }, settings.httpTimeouts);
   // The servers and the provider stop together: a graceful stop lets in-flight calls finish.
@@ -135,6 +146,8 @@ async function start(
       provider.stop(),
     ]).then(() => undefined),
   );
+  // Run before the servers stop: a graceful stop waits for open calls, and quota streams stay open.
+  if (quota) closers.push(() => quota.stop());
 
   // With FORCE_START_WITHOUT_INITIAL_CONFIG the provider does not wait for its first config, but a
   // source that cannot start at all (an unreadable config directory, xDS TLS files) still stops this.
@@ -167,8 +180,11 @@ async function start(
     config,
     service,
     localCache,
+    quota,
     shutdown: async () => {
       health.fail('sigterm');
+      // Quota clients fall back to their own behaviour now, not after a stale assignment runs out.
+      quota?.expireAll();
       // Load balancers see the failing health check and stop sending; meanwhile the listeners serve.
       const drainMs = settings.shutdownDrainMs;
       if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
@@ -176,6 +192,32 @@ async function start(
     },
     close: () => stopAll(false),
   };
+}
+
+/**
+ * The Rate Limit Quota Service on the gRPC server, over the same config and (for its demand
+ * state) the same store. Its streams end, and its store closes, before the servers stop.
+ */
+function startQuotaService(
+  settings: Settings,
+  overrides: StartOverrides,
+  parts: { config: ConfigHolder; stats: StatStore; log: Logger; grpcServer: GrpcServer; closers: Closers },
+): QuotaService {
+  const demand =
+    overrides.demandStore ?? createDemandStore(settings.backend, `${settings.limiter.cacheKeyPrefix}rlqs:`);
+  parts.closers.push(() => demand.close());
+  const quota = new QuotaService(
+    parts.config,
+    demand,
+    parts.stats,
+    parts.log,
+    { ...settings.rlqs, globalShadowMode: settings.service.globalShadowMode },
+    overrides.clock ? inMilliseconds(overrides.clock) : systemMillisecondClock,
+    randomUUID(),
+  );
+  addQuotaService(parts.grpcServer, quota, parts.stats);
+  quota.start();
+  return quota;
 }
 
 /** Stop functions of what has started, run last to first; one that fails does not keep the others from running. */

@@ -16,6 +16,7 @@ import type { XdsProviderSettings } from './provider/xds/sotw-provider.js';
 import type { HttpTimeouts } from './server/client-limits.js';
 import type { GrpcServerOptions } from './server/grpc.js';
 import type { ServerTlsFiles } from './server/tls/reloading-credentials.js';
+import type { QuotaOptions } from './service/quota-service.js';
 import type { ServiceOptions } from './service/ratelimit-service.js';
 import { type MogrifierSpec, parseTagPairs } from './stats/sinks/mogrifier.js';
 import type { StatSinkSettings } from './stats/sinks/select.js';
@@ -86,6 +87,8 @@ export interface Settings {
     readonly flushIntervalMs: number;
   };
   readonly tracing: TracingSettings;
+  /** RLQS_*: the Rate Limit Quota Service on the gRPC server (off unless RLQS_ENABLED=true). */
+  readonly rlqs: QuotaOptions & { readonly enabled: boolean };
 }
 
 const INT32 = { min: 0, max: 2_147_483_647 };
@@ -161,6 +164,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       serviceInstanceId: read.string('TRACING_SERVICE_INSTANCE_ID', randomUUID()),
       samplingRate: read.number('TRACING_SAMPLING_RATE', 1, { min: 0, max: 1 }),
     },
+    rlqs: readRlqs(read),
   };
   validateCombinations(settings);
   return deepFreeze(settings);
@@ -204,6 +208,18 @@ export function readBackendType(env: NodeJS.ProcessEnv): BackendType {
         `'${found.value}' is not one of redis, memcache (alias objcache), memory`,
       );
   }
+}
+
+function readRlqs(read: EnvReader): Settings['rlqs'] {
+  return {
+    enabled: read.bool('RLQS_ENABLED', false),
+    maxStreams: read.integer('RLQS_MAX_STREAMS', 10_000, { min: 1, max: 1e7 }),
+    maxBucketsPerStream: read.integer('RLQS_MAX_BUCKETS_PER_STREAM', 1000, { min: 1, max: 1e7 }),
+    maxBuckets: read.integer('RLQS_MAX_BUCKETS', 100_000, { min: 1, max: 1e8 }),
+    assignmentTtlMs: read.duration('RLQS_ASSIGNMENT_TTL', '60s'),
+    abandonAfterMs: read.duration('RLQS_ABANDON_AFTER', '5m'),
+    rebalanceIntervalMs: read.duration('RLQS_REBALANCE_INTERVAL', '1s'),
+  };
 }
 
 function readGrpcTls(read: EnvReader): ServerTlsFiles | undefined {
@@ -346,12 +362,28 @@ function validateCombinations(settings: Settings): void {
       'must not be longer than HTTP_REQUEST_TIMEOUT, which bounds the headers and the body together',
     );
   }
+  validateRlqs(settings);
   if (settings.workers > 1 && settings.backend.type === 'memory') {
     throw new SettingsError(
       'RATELIMIT_WORKERS',
       `${settings.workers} workers need a shared store: the memory backend keeps its counters per process, so each worker would count on its own. Use BACKEND_TYPE=redis or memcache, or RATELIMIT_WORKERS=1`,
     );
   }
+}
+
+function validateRlqs(settings: Settings): void {
+  const { rlqs } = settings;
+  if (!rlqs.enabled) return;
+  if (settings.backend.type === 'memcache') {
+    throw new SettingsError(
+      'RLQS_ENABLED',
+      "the Rate Limit Quota Service needs BACKEND_TYPE=redis or memory: memcached cannot keep the clients' demand it shares quotas by",
+    );
+  }
+  if (rlqs.rebalanceIntervalMs < 10) {
+    throw new SettingsError('RLQS_REBALANCE_INTERVAL', 'must be at least 10ms');
+  }
+  if (rlqs.abandonAfterMs < 1) throw new SettingsError('RLQS_ABANDON_AFTER', 'must be at least 1ms');
 }
 
 function deepFreeze<T>(value: T): T {

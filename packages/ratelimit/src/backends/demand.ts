@@ -1,0 +1,42 @@
+/**
+ * Where the RLQS service keeps every client's recent demand per bucket, so that every service
+ * instance on the same store computes the same shares: in-process for the memory store, a hash
+ * per bucket in Redis. Memcached keeps none (RLQS is refused at startup with it).
+ */
+
+/** One client's demand for one bucket: written by the instance that holds the client's stream. */
+export interface DemandWrite {
+  /** The bucket's store key (domain and canonical bucket id). */
+  readonly bucket: string;
+  /** `<instance id>/<stream id>`: unique across the instances sharing the store. */
+  readonly client: string;
+  /** Requests per second over the client's last report. */
+  readonly perSecond: number;
+}
+
+export interface DemandEntry {
+  readonly client: string;
+  readonly perSecond: number;
+}
+
+export interface DemandStore {
+  /**
+   * Writes `writes` (each kept until `nowMs + ttlMs` unless written again) and resolves, per
+   * bucket of `read` in that order, to the live entries of that bucket sorted by client id.
+   * Rejects with a StoreError when the store fails.
+   */
+  exchange(
+    writes: readonly DemandWrite[],
+    read: readonly string[],
+    nowMs: number,
+    ttlMs: number,
+  ): Promise<DemandEntry[][]>;
+  /** Forgets these clients' entries (a closed stream, an abandoned bucket). */
+  remove(entries: ReadonlyArray<{ readonly bucket: string; readonly client: string }>): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Sorts entries by client id, the order every instance shares out in. */
+export function byClient(a: DemandEntry, b: DemandEntry): number {
+  return a.client < b.client ? -1 : a.client > b.client ? 1 : 0;
+}

@@ -1,0 +1,141 @@
+import type { ConnectionOptions } from 'node:tls';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { StoreError } from '../../errors.js';
+import { byClient, type DemandEntry, type DemandStore, type DemandWrite } from '../demand.js';
+import { reconnectDelayMs } from './link.js';
+import type { RedisInstanceSettings } from './settings.js';
+import { tlsOptions } from './tls-files.js';
+
+/**
+ * KEYS[1]: one bucket's hash, client id → `<requests per second>:<expiry in ms>`. ARGV: now in
+ * ms, the entries' TTL in ms, then client and demand pairs to write. Drops the expired entries,
+ * and replies with the live ones as a flat list of client, demand. The time is the caller's
+ * clock: the instances sharing a store should keep their clocks within a small part of the TTL.
+ */
+const EXCHANGE_SCRIPT = `
+local now = tonumber(ARGV[1])
+local ttl = tonumber(ARGV[2])
+for i = 3, #ARGV, 2 do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1] .. ':' .. (now + ttl))
+end
+local all = redis.call('HGETALL', KEYS[1])
+local live = {}
+for i = 1, #all, 2 do
+  local value = all[i + 1]
+  local at = string.find(value, ':', 1, true)
+  if at == nil or tonumber(string.sub(value, at + 1)) <= now then
+    redis.call('HDEL', KEYS[1], all[i])
+  else
+    live[#live + 1] = all[i]
+    live[#live + 1] = string.sub(value, 1, at - 1)
+  end
+end
+if #ARGV > 2 and redis.call('PTTL', KEYS[1]) < ttl then
+  redis.call('PEXPIRE', KEYS[1], ttl)
+end
+return live
+`;
+
+type ExchangeCommand = (key: string, ...args: string[]) => Promise<string[]>;
+
+/**
+ * RLQS demand in Redis (REDIS_URL's deployment: single, sentinel or cluster), so every service
+ * instance on the same Redis shares out the same clients' demand. One hash per bucket, read and
+ * written by one script call per bucket (one key each, so a cluster routes it by the key's slot);
+ * ioredis sends the calls of one exchange as one pipeline.
+ */
+export class RedisDemandStore implements DemandStore {
+  private readonly client: Redis | Cluster;
+
+  constructor(
+    settings: RedisInstanceSettings,
+    private readonly keyPrefix: string,
+  ) {
+    this.client = openClient(settings, tlsOptions(settings.tls, settings.label));
+    this.client.defineCommand('rlqsExchange', { numberOfKeys: 1, lua: EXCHANGE_SCRIPT });
+    // Without a listener ioredis throws connection errors from its emitter; calls report them.
+    this.client.on('error', () => undefined);
+  }
+
+  async exchange(
+    writes: readonly DemandWrite[],
+    read: readonly string[],
+    nowMs: number,
+    ttlMs: number,
+  ): Promise<DemandEntry[][]> {
+    const argsOf = new Map<string, string[]>();
+    for (const bucket of read) argsOf.set(bucket, [String(nowMs), String(ttlMs)]);
+    for (const write of writes) {
+      let args = argsOf.get(write.bucket);
+      if (!args) {
+        args = [String(nowMs), String(ttlMs)];
+        argsOf.set(write.bucket, args);
+      }
+      args.push(write.client, String(write.perSecond));
+    }
+    const exchange = (this.client as unknown as { rlqsExchange: ExchangeCommand }).rlqsExchange.bind(
+      this.client,
+    );
+    try {
+      const replies = await Promise.all(
+        [...argsOf].map(([bucket, args]) => exchange(this.keyPrefix + bucket, ...args)),
+      );
+      const byBucket = new Map([...argsOf.keys()].map((bucket, i) => [bucket, replies[i] as string[]]));
+      return read.map((bucket) => entriesOf(byBucket.get(bucket) ?? []));
+    } catch (error) {
+      throw new StoreError(`rlqs demand exchange failed: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  async remove(entries: ReadonlyArray<{ readonly bucket: string; readonly client: string }>): Promise<void> {
+    try {
+      await Promise.all(
+        entries.map(({ bucket, client }) => this.client.hdel(this.keyPrefix + bucket, client)),
+      );
+    } catch (error) {
+      throw new StoreError(`rlqs demand removal failed: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.client.quit().catch(() => this.client.disconnect());
+  }
+}
+
+function entriesOf(flat: readonly string[]): DemandEntry[] {
+  const entries: DemandEntry[] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    entries.push({ client: flat[i] as string, perSecond: Number(flat[i + 1]) });
+  }
+  return entries.sort(byClient);
+}
+
+function openClient(settings: RedisInstanceSettings, tls: ConnectionOptions | undefined): Redis | Cluster {
+  const options: RedisOptions = {
+    ...(settings.auth?.username !== undefined ? { username: settings.auth.username } : {}),
+    ...(settings.auth ? { password: settings.auth.password } : {}),
+    ...(tls ? { tls } : {}),
+    ...(settings.timeoutMs > 0
+      ? { connectTimeout: settings.timeoutMs, commandTimeout: settings.timeoutMs }
+      : {}),
+    retryStrategy: reconnectDelayMs,
+    enableAutoPipelining: true,
+  };
+  if (settings.type === 'cluster') {
+    return new Cluster(
+      settings.nodes.map((node) => ({ host: node.host, port: node.port })),
+      { redisOptions: options, clusterRetryStrategy: reconnectDelayMs, enableAutoPipelining: true },
+    );
+  }
+  if (settings.type === 'sentinel') {
+    return new Redis({
+      ...options,
+      sentinels: settings.nodes.map((node) => ({ host: node.host, port: node.port })),
+      name: settings.sentinelMasterName as string,
+      ...(settings.sentinelAuth ? { sentinelPassword: settings.sentinelAuth.password } : {}),
+    });
+  }
+  if (settings.socketPath !== undefined) return new Redis({ ...options, path: settings.socketPath });
+  const node = settings.nodes[0] as { host: string; port: number };
+  return new Redis({ ...options, host: node.host, port: node.port });
+}

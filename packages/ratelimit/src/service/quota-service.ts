@@ -1,0 +1,422 @@
+import type { DemandStore } from '../backends/demand.js';
+import { bucketDescriptor, matchBucket } from '../config/bucket-match.js';
+import type { Entry } from '../config/match.js';
+import type { RateLimitConfig } from '../config/tree.js';
+import type { Logger } from '../log.js';
+import { assign } from '../quota/assign.js';
+import { quotaOf, type Strategy, strategyKey } from '../quota/strategy.js';
+import { sanitizeStatName } from '../stats/names.js';
+import type { Counter, StatStore } from '../stats/store.js';
+import {
+  type BucketAction,
+  type BucketPairs,
+  type BucketUsage,
+  QuotaStreamError,
+  type UsageReport,
+} from './quota-messages.js';
+
+/** The RLQS_* settings. */
+export interface QuotaOptions {
+  /** RLQS_MAX_STREAMS: open streams on this instance. */
+  readonly maxStreams: number;
+  /** RLQS_MAX_BUCKETS_PER_STREAM: buckets one stream may subscribe to. */
+  readonly maxBucketsPerStream: number;
+  /** RLQS_MAX_BUCKETS: distinct buckets this instance tracks, over all its streams. */
+  readonly maxBuckets: number;
+  /** RLQS_ASSIGNMENT_TTL: assignment_time_to_live of every assignment. */
+  readonly assignmentTtlMs: number;
+  /** RLQS_ABANDON_AFTER: a bucket a stream has not reported for this long is abandoned. */
+  readonly abandonAfterMs: number;
+  /** RLQS_REBALANCE_INTERVAL: how often every bucket is shared out again. */
+  readonly rebalanceIntervalMs: number;
+}
+
+/** Where a stream's actions go: the gRPC call, in the server layer. */
+export interface QuotaSink {
+  send(actions: readonly BucketAction[]): void;
+  /** Ends the stream with an OK status (shutdown). */
+  end(): void;
+}
+
+/** What a store entry of a client outlives its last write by, in rebalance intervals: two ticks may be missed. */
+const ENTRY_TTL_INTERVALS = 3;
+
+interface Subscription {
+  readonly key: string;
+  readonly pairs: BucketPairs;
+  perSecond: number;
+  lastReportMs: number;
+  /** The strategy last sent, to send again only on a change, a report, or with TTL 0. */
+  sent: Strategy | undefined;
+  sentKey: string | undefined;
+}
+
+/** One open stream: its client id in the demand store, its domain once named, its buckets. */
+export interface QuotaStream {
+  readonly id: number;
+  readonly client: string;
+  readonly sink: QuotaSink;
+  domain: string | undefined;
+  readonly subscriptions: Map<string, Subscription>;
+  closed: boolean;
+}
+
+/** A bucket of this instance with the streams that report it. */
+interface Bucket {
+  readonly domain: string;
+  readonly descriptor: readonly Entry[];
+  readonly streams: Set<QuotaStream>;
+}
+
+/** A bucket as one report names it. */
+interface Named {
+  readonly pairs: BucketPairs;
+  readonly descriptor: readonly Entry[];
+  readonly usage: BucketUsage;
+}
+
+interface DomainStats {
+  readonly streams: Counter;
+  readonly reports: Counter;
+  readonly assignments: Counter;
+  readonly abandons: Counter;
+}
+
+/** Stats root: `ratelimit.service.rlqs.<domain>.{streams,reports,assignments,abandons}` and the instance's own. */
+export const RLQS_STAT_ROOT = 'ratelimit.service.rlqs.';
+
+/**
+ * The Rate Limit Quota Service: streams subscribe to buckets by reporting them, each bucket is
+ * looked up in the config in force (config/bucket-match.ts) and its quota shared out among every
+ * client reporting it (quota/), with the clients' demand kept in the demand store so that
+ * instances on one Redis share out alike. Reports are answered at once with the reporter's
+ * assignments (renewing their TTL); every RLQS_REBALANCE_INTERVAL all buckets are shared out
+ * again, idle buckets abandoned, and clients whose share changed are sent their new one.
+ */
+export class QuotaService {
+  private readonly streams = new Set<QuotaStream>();
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly domainStats = new Map<string, DomainStats>();
+  private readonly refusedStreams: Counter;
+  private readonly storeErrors: Counter;
+  private nextStreamId = 1;
+  private draining = false;
+  private timer: NodeJS.Timeout | undefined;
+  private rebalancing: Promise<void> | undefined;
+
+  constructor(
+    private readonly config: { readonly current: RateLimitConfig | undefined },
+    private readonly demand: DemandStore,
+    private readonly stats: StatStore,
+    private readonly log: Logger,
+    private readonly options: QuotaOptions & { readonly globalShadowMode: boolean },
+    private readonly nowMs: () => number,
+    /** Unique per running instance: the prefix of its clients' ids in a shared store. */
+    private readonly instanceId: string,
+  ) {
+    this.refusedStreams = stats.counter(`${RLQS_STAT_ROOT}refused_streams`);
+    this.storeErrors = stats.counter(`${RLQS_STAT_ROOT}store_error`);
+    stats.addGaugeSource(() => [
+      [`${RLQS_STAT_ROOT}open_streams`, this.streams.size],
+      [`${RLQS_STAT_ROOT}buckets`, this.buckets.size],
+    ]);
+  }
+
+  /** Starts the rebalance timer. */
+  start(): void {
+    this.timer = setInterval(() => void this.rebalance(), this.options.rebalanceIntervalMs);
+    this.timer.unref();
+  }
+
+  /** Opens a stream; throws RESOURCE_EXHAUSTED past RLQS_MAX_STREAMS. */
+  open(sink: QuotaSink): QuotaStream {
+    if (this.streams.size >= this.options.maxStreams) {
+      this.refusedStreams.inc();
+      throw new QuotaStreamError(
+        'RESOURCE_EXHAUSTED',
+        `this instance has ${this.options.maxStreams} open quota streams (RLQS_MAX_STREAMS): retry later or on another instance`,
+      );
+    }
+    const id = this.nextStreamId++;
+    const stream: QuotaStream = {
+      id,
+      client: `${this.instanceId}/${id}`,
+      sink,
+      domain: undefined,
+      subscriptions: new Map(),
+      closed: false,
+    };
+    this.streams.add(stream);
+    return stream;
+  }
+
+  /**
+   * Takes one report: subscribes its new buckets and answers with the assignments of every bucket
+   * it names. Throws a QuotaStreamError (before any state changes) for a report the stream must be
+   * ended for; a store failure is counted and logged, and the stream goes on.
+   */
+  async report(stream: QuotaStream, report: UsageReport): Promise<void> {
+    if (stream.closed) return;
+    const domain = this.domainOf(stream, report);
+    const now = this.nowMs();
+    const named = new Map<string, Named>();
+    for (const usage of report.usages) {
+      const descriptor = bucketDescriptor(usage.bucket);
+      const key = bucketKey(domain, descriptor);
+      // A bucket named twice in one report counts the usage of its last mention.
+      named.set(key, { pairs: usage.bucket, descriptor, usage });
+    }
+    this.checkBounds(stream, named.keys());
+    if (stream.domain === undefined) {
+      stream.domain = domain;
+      this.statsOf(domain).streams.inc();
+    }
+    this.statsOf(domain).reports.inc();
+    for (const [key, bucket] of named) {
+      const subscription = this.subscribe(stream, domain, key, bucket);
+      const { allowed, denied, elapsedMs } = bucket.usage;
+      subscription.perSecond = ((allowed + denied) * 1000) / elapsedMs;
+      subscription.lastReportMs = now;
+    }
+    await this.shareOut([...named.keys()], stream);
+  }
+
+  /** The stream ended: its buckets are freed in the store and shared out again among the others. */
+  close(stream: QuotaStream): void {
+    if (stream.closed) return;
+    stream.closed = true;
+    this.streams.delete(stream);
+    const keys = [...stream.subscriptions.keys()];
+    const removals = keys.map((key) => this.unsubscribe(stream, key));
+    void this.demand
+      .remove(removals)
+      .then(() => this.shareOut(keys, undefined))
+      .catch((error: unknown) => this.storeFailed(error));
+  }
+
+  /**
+   * One rebalance: abandons the buckets each stream has not reported for RLQS_ABANDON_AFTER,
+   * then shares out every bucket again and sends each client whose share changed its new one.
+   * Runs on the timer; tests call it to stand for one interval. Overlapping calls share one run.
+   */
+  rebalance(): Promise<void> {
+    this.rebalancing ??= this.runRebalance().finally(() => {
+      this.rebalancing = undefined;
+    });
+    return this.rebalancing;
+  }
+
+  /**
+   * SIGTERM: every open stream is sent its assignments again with a time to live of 0, so its
+   * clients fall back to their own configured behaviour now rather than enforce a stale share
+   * after this instance is gone; reports from now on are answered with TTL 0 too.
+   */
+  expireAll(): void {
+    this.draining = true;
+    for (const stream of this.streams) {
+      const actions: BucketAction[] = [];
+      for (const subscription of stream.subscriptions.values()) {
+        if (subscription.sent) {
+          actions.push({ kind: 'assign', bucket: subscription.pairs, strategy: subscription.sent, ttlMs: 0 });
+        }
+      }
+      this.send(stream, actions);
+    }
+  }
+
+  /** Stops the timer and ends every open stream (a graceful gRPC stop waits for open calls). */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    for (const stream of [...this.streams]) {
+      this.close(stream);
+      stream.sink.end();
+    }
+    await this.rebalancing;
+  }
+
+  /** Open streams, for tests and stats. */
+  get openStreams(): number {
+    return this.streams.size;
+  }
+
+  private async runRebalance(): Promise<void> {
+    const now = this.nowMs();
+    const removals: { bucket: string; client: string }[] = [];
+    for (const stream of this.streams) {
+      const abandoned: BucketAction[] = [];
+      for (const [key, subscription] of stream.subscriptions) {
+        if (now - subscription.lastReportMs < this.options.abandonAfterMs) continue;
+        abandoned.push({ kind: 'abandon', bucket: subscription.pairs });
+        removals.push(this.unsubscribe(stream, key));
+      }
+      if (abandoned.length > 0) {
+        this.statsOf(stream.domain as string).abandons.inc(abandoned.length);
+        stream.sink.send(abandoned);
+      }
+    }
+    try {
+      if (removals.length > 0) await this.demand.remove(removals);
+      await this.shareOut([...this.buckets.keys()], undefined);
+    } catch (error) {
+      this.storeFailed(error);
+    }
+  }
+
+  /**
+   * Writes this instance's clients' demand for `keys`, reads every client's, and sends each local
+   * client its share when it changed, or (for `renew`, the stream that just reported) always.
+   */
+  private async shareOut(keys: readonly string[], renew: QuotaStream | undefined): Promise<void> {
+    const live = keys.filter((key) => this.buckets.has(key));
+    if (live.length === 0) return;
+    const writes = [];
+    for (const key of live) {
+      for (const stream of (this.buckets.get(key) as Bucket).streams) {
+        const subscription = stream.subscriptions.get(key) as Subscription;
+        writes.push({ bucket: key, client: stream.client, perSecond: subscription.perSecond });
+      }
+    }
+    let demands: Awaited<ReturnType<DemandStore['exchange']>>;
+    try {
+      demands = await this.demand.exchange(
+        writes,
+        live,
+        this.nowMs(),
+        this.options.rebalanceIntervalMs * ENTRY_TTL_INTERVALS,
+      );
+    } catch (error) {
+      this.storeFailed(error);
+      return;
+    }
+    const outbox = new Map<QuotaStream, BucketAction[]>();
+    live.forEach((key, i) => {
+      const bucket = this.buckets.get(key);
+      if (!bucket) return;
+      const entries = demands[i] ?? [];
+      const quota = quotaOf(
+        matchBucket(this.config.current, bucket.domain, bucket.descriptor),
+        this.options.globalShadowMode,
+      );
+      const strategies = assign(quota, entries);
+      const byClient = new Map(entries.map((entry, j) => [entry.client, strategies[j] as Strategy]));
+      for (const stream of bucket.streams) {
+        const strategy = byClient.get(stream.client);
+        const subscription = stream.subscriptions.get(key);
+        if (!strategy || !subscription) continue;
+        const strategyId = strategyKey(strategy);
+        if (stream !== renew && strategyId === subscription.sentKey) continue;
+        subscription.sent = strategy;
+        subscription.sentKey = strategyId;
+        const ttlMs = this.draining ? 0 : this.options.assignmentTtlMs;
+        const actions = outbox.get(stream) ?? [];
+        actions.push({ kind: 'assign', bucket: subscription.pairs, strategy, ttlMs });
+        outbox.set(stream, actions);
+      }
+    });
+    for (const [stream, actions] of outbox) {
+      this.send(stream, actions);
+      this.statsOf(stream.domain as string).assignments.inc(actions.length);
+    }
+  }
+
+  private send(stream: QuotaStream, actions: readonly BucketAction[]): void {
+    if (!stream.closed && actions.length > 0) stream.sink.send(actions);
+  }
+
+  /** The stream's domain: named by its first report; a later report may repeat it or leave it out. */
+  private domainOf(stream: QuotaStream, report: UsageReport): string {
+    if (stream.domain === undefined) {
+      if (report.domain === '') {
+        throw new QuotaStreamError('INVALID_ARGUMENT', 'the first report of a stream must name its domain');
+      }
+      return report.domain;
+    }
+    if (report.domain !== '' && report.domain !== stream.domain) {
+      throw new QuotaStreamError(
+        'INVALID_ARGUMENT',
+        `this stream reports domain '${stream.domain}': a report for domain '${report.domain}' needs a stream of its own`,
+      );
+    }
+    return stream.domain;
+  }
+
+  private checkBounds(stream: QuotaStream, keys: Iterable<string>): void {
+    let newForStream = 0;
+    let newForInstance = 0;
+    for (const key of keys) {
+      if (stream.subscriptions.has(key)) continue;
+      newForStream++;
+      if (!this.buckets.has(key)) newForInstance++;
+    }
+    if (stream.subscriptions.size + newForStream > this.options.maxBucketsPerStream) {
+      throw new QuotaStreamError(
+        'RESOURCE_EXHAUSTED',
+        `a stream may report at most ${this.options.maxBucketsPerStream} buckets (RLQS_MAX_BUCKETS_PER_STREAM)`,
+      );
+    }
+    if (this.buckets.size + newForInstance > this.options.maxBuckets) {
+      throw new QuotaStreamError(
+        'RESOURCE_EXHAUSTED',
+        `this instance tracks its limit of ${this.options.maxBuckets} buckets (RLQS_MAX_BUCKETS): retry later or on another instance`,
+      );
+    }
+  }
+
+  private subscribe(stream: QuotaStream, domain: string, key: string, named: Named): Subscription {
+    let subscription = stream.subscriptions.get(key);
+    if (subscription) return subscription;
+    subscription = {
+      key,
+      pairs: named.pairs,
+      perSecond: 0,
+      lastReportMs: 0,
+      sent: undefined,
+      sentKey: undefined,
+    };
+    stream.subscriptions.set(key, subscription);
+    let bucket = this.buckets.get(key);
+    if (!bucket) {
+      bucket = { domain, descriptor: named.descriptor, streams: new Set() };
+      this.buckets.set(key, bucket);
+    }
+    bucket.streams.add(stream);
+    return subscription;
+  }
+
+  private unsubscribe(stream: QuotaStream, key: string): { bucket: string; client: string } {
+    stream.subscriptions.delete(key);
+    const bucket = this.buckets.get(key);
+    bucket?.streams.delete(stream);
+    if (bucket?.streams.size === 0) this.buckets.delete(key);
+    return { bucket: key, client: stream.client };
+  }
+
+  /** A domain's stats; a domain the config in force does not name counts under `unknown_domain`. */
+  private statsOf(domain: string): DomainStats {
+    const name = this.config.current?.domains.has(domain) ? domain : 'unknown_domain';
+    let found = this.domainStats.get(name);
+    if (!found) {
+      const root = `${RLQS_STAT_ROOT}${sanitizeStatName(name)}.`;
+      found = {
+        streams: this.stats.counter(`${root}streams`),
+        reports: this.stats.counter(`${root}reports`),
+        assignments: this.stats.counter(`${root}assignments`),
+        abandons: this.stats.counter(`${root}abandons`),
+      };
+      this.domainStats.set(name, found);
+    }
+    return found;
+  }
+
+  private storeFailed(error: unknown): void {
+    this.storeErrors.inc();
+    this.log.error(`rlqs: ${(error as Error).message}`);
+  }
+}
+
+/** A bucket's key in this instance and in the demand store: its domain and its sorted pairs. */
+function bucketKey(domain: string, descriptor: readonly Entry[]): string {
+  const parts: string[] = [domain];
+  for (const entry of descriptor) parts.push(entry.key, entry.value);
+  return JSON.stringify(parts);
+}
