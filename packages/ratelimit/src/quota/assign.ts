@@ -11,8 +11,8 @@ export interface ClientDemand {
  * The strategy each client gets for one bucket, in the order of `clients`: a blanket rule goes
  * to every client as it is; a rate or a token bucket is shared out by fairShares and apportion,
  * so the clients' whole numbers add up to at most the bucket's quota. A client whose share
- * rounds to 0 (only when the quota has fewer whole units than clients) is told DENY_ALL, as a
- * quota of 0 requests is.
+ * rounds to 0 (only when the quota has fewer whole units than clients, or a token bucket's burst
+ * fewer tokens) is told DENY_ALL, as a quota of 0 requests is.
  */
 export function assign(quota: BucketQuota, clients: readonly ClientDemand[]): Strategy[] {
   if (quota.kind === 'blanket') return clients.map(() => quota.strategy);
@@ -25,8 +25,13 @@ export function assign(quota: BucketQuota, clients: readonly ClientDemand[]): St
   }
   const claims = clients.map((client) => claim(client, quota.fillIntervalMs / 1000));
   const weights = fairShares(quota.tokensPerFill, claims);
-  const fills = apportion(quota.tokensPerFill, weights);
+  // Capacity first: a client left without a whole token (a burst smaller than the clients) can
+  // admit nothing, so its part of the refill goes to the others instead of being lost.
   const capacities = apportion(quota.maxTokens, weights);
+  const fills = apportion(
+    quota.tokensPerFill,
+    weights.map((weight, i) => ((capacities[i] as number) > 0 ? weight : 0)),
+  );
   return fills.map((fill, i) => {
     const maxTokens = capacities[i] as number;
     if (fill <= 0 || maxTokens <= 0) return DENY_ALL;
