@@ -1,11 +1,8 @@
 import { resolve } from 'node:path';
 import { OidcError } from './auth/oidc/errors.js';
 import { loadOidcProviders, type OidcProviderSettings } from './auth/oidc/settings.js';
+import type { DatabaseConfig } from './db/open.js';
 import type { RateLimitSettings } from './rate-limit/user-rate-limit.js';
-
-export type DatabaseConfig =
-  | { driver: 'pglite' /** undefined = in memory */; dataDir: string | undefined }
-  | { driver: 'postgres'; url: string; poolMax: number; schema?: string };
 
 export interface SessionConfig {
   /** Keys the HMAC under which session ids are stored. */

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import type { Database } from '../db/database.js';
+import { migrate } from '../db/migrate.js';
+import { openDatabase } from '../db/open.js';
 import { buildApp } from './app.js';
-import type { Config } from './config.js';
-import type { Database } from './db/database.js';
-import { migrate } from './db/migrate.js';
-import { openDatabase } from './db/open.js';
 
 export interface RunningService {
   app: FastifyInstance;
