@@ -2,7 +2,8 @@
  * The rate limit decision engine as a library, for any Node application: parse a config in the
  * reference's YAML format, find the rule a descriptor matches, decide in process on the memory
  * store, or ask a running rate limit service over gRPC. Both deciders answer the same type, so an
- * application can switch between them by configuration. Import it as `@platform/ratelimit`.
+ * application can switch between them by configuration. RateLimitQuotaClient decides locally by
+ * the quota a running service assigns over RLQS. Import it as `@platform/ratelimit`.
  */
 import { credentials, Metadata, type ServiceClientConstructor, type ServiceError } from '@grpc/grpc-js';
 import { MemoryStore } from './backends/memory.js';
@@ -18,6 +19,12 @@ import type { DescriptorStatus, RateLimitResponse } from './service/messages.js'
 import { RateLimitService } from './service/ratelimit-service.js';
 import { StatStore } from './stats/store.js';
 
+export {
+  type QuotaAssignment,
+  type QuotaStrategy,
+  RateLimitQuotaClient,
+  type RateLimitQuotaClientOptions,
+} from './client/quota-client.js';
 export type { RateLimitConfig } from './config/tree.js';
 export type { Unit } from './limiter/units.js';
 
