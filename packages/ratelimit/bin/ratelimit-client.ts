@@ -5,6 +5,7 @@ import { credentials, Metadata } from '@grpc/grpc-js';
 import { type FlagSpec, parseFlagsOrExit } from '../src/cli/flags.js';
 import { toProtoText } from '../src/cli/proto-text.js';
 import { type ClientRequest, RateLimitClient } from '../src/client/client.js';
+import { type QuotaAssignment, RateLimitQuotaClient } from '../src/client/quota-client.js';
 import { injectContext, SpanKind, withSpan } from '../src/observability/spans.js';
 import { parseExporterProtocol, startTracing } from '../src/observability/tracing.js';
 
@@ -25,6 +26,18 @@ const FLAGS: FlagSpec[] = [
   { name: 'grpc-server-ca-file', kind: 'string', usage: 'CA file that signed the server certificate' },
   { name: 'grpc-cert-file', kind: 'string', usage: 'client certificate file (mutual TLS)' },
   { name: 'grpc-key-file', kind: 'string', usage: 'client key file (mutual TLS)' },
+  {
+    name: 'rlqs',
+    kind: 'bool',
+    usage:
+      'open a Rate Limit Quota Service stream instead: each -descriptors list is a bucket, reported with one request; prints the assignments',
+  },
+  {
+    name: 'rlqs-reports',
+    kind: 'string',
+    default: '1',
+    usage: 'with -rlqs: how many reports to send, one a second, before exiting',
+  },
   {
     name: 'oltp-protocol',
     kind: 'string',
@@ -87,6 +100,22 @@ if (otlpProtocol !== '') {
   }
 }
 
+if (flags.strings.get('rlqs') === 'true') {
+  const reports = Number(flags.strings.get('rlqs-reports'));
+  if (!Number.isInteger(reports) || reports < 1) fail('invalid -rlqs-reports: a whole number of at least 1');
+  const buckets = descriptors.map((descriptor) =>
+    Object.fromEntries(descriptor.entries.map((entry) => [entry.key, entry.value])),
+  );
+  const printed = await printAssignments(
+    flags.strings.get('dial_string') ?? 'localhost:8081',
+    flags.strings.get('domain') ?? '',
+    buckets,
+    reports,
+    channel,
+  ).catch((error: Error) => fail(`stream error: ${error.message}`));
+  process.exit(printed > 0 ? 0 : 1);
+}
+
 const client = new RateLimitClient(flags.strings.get('dial_string') ?? 'localhost:8081', channel);
 try {
   const request = { domain: flags.strings.get('domain') ?? '', descriptors, hitsAddend: 1 };
@@ -100,4 +129,49 @@ try {
   client.close();
   await tracing?.shutdown();
   fail(`request error: ${(error as Error).message}`);
+}
+
+/**
+ * -rlqs: reports one request per bucket, `reports` times a second apart, and prints every action
+ * the server sends until each report has been answered. Resolves to the number of assignments.
+ */
+async function printAssignments(
+  address: string,
+  domain: string,
+  buckets: ReadonlyArray<Record<string, string>>,
+  reports: number,
+  channel: ReturnType<typeof credentials.createInsecure>,
+): Promise<number> {
+  const quota = new RateLimitQuotaClient({ address, domain, credentials: channel, reportIntervalMs: 0 });
+  let printed = 0;
+  quota.on('assignment', (assignment: QuotaAssignment) => {
+    printed++;
+    process.stdout.write(
+      `assignment: bucket:${JSON.stringify(assignment.bucket)} strategy:${JSON.stringify(assignment.strategy)} ttl_ms:${assignment.ttlMs}\n`,
+    );
+  });
+  quota.on('abandon', (bucket: Record<string, string>) => {
+    process.stdout.write(`abandon: bucket:${JSON.stringify(bucket)}\n`);
+  });
+  try {
+    for (let sent = 0; sent < reports; sent++) {
+      if (sent > 0) await new Promise((resolve) => setTimeout(resolve, 1000));
+      const answered = printed + buckets.length;
+      for (const bucket of buckets) quota.take(bucket);
+      quota.reportNow();
+      await new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (printed >= answered) {
+            quota.off('assignment', check);
+            resolve();
+          }
+        };
+        quota.on('assignment', check);
+        quota.once('error', reject);
+      });
+    }
+  } finally {
+    quota.close();
+  }
+  return printed;
 }

@@ -64,3 +64,35 @@ describe('ratelimit-client', () => {
     );
   });
 });
+
+test('ratelimit-client -rlqs opens a quota stream and prints the assignments', async (t) => {
+  const server = await startTestServer(
+    {
+      'q.yaml':
+        'domain: q\ndescriptors:\n  - {key: name, value: api, rate_limit: {unit: minute, requests_per_unit: 60}}\n',
+    },
+    { RLQS_ENABLED: 'true' },
+  );
+  t.after(() => server.stop());
+  const { stdout } = await client(
+    '-dial_string',
+    `127.0.0.1:${server.server.ports.grpc}`,
+    '-domain',
+    'q',
+    '-descriptors',
+    'name=api',
+    '-rlqs',
+  );
+  assert.match(
+    stdout,
+    /assignment: bucket:\{"name":"api"\} strategy:\{"requestsPerTimeUnit":\{"requests":60,"unit":"MINUTE"\}\} ttl_ms:60000\n$/,
+  );
+  const refused = await failure(
+    client('-dial_string', `127.0.0.1:${server.server.ports.grpc}`, '-descriptors', 'name=api', '-rlqs'),
+  );
+  assert.equal(refused.code, 1);
+  assert.match(
+    refused.stdout,
+    /stream error: 3 INVALID_ARGUMENT: the first report of a stream must name its domain\n$/,
+  );
+});
