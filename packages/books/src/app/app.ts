@@ -25,6 +25,7 @@ import { AllowedMethods } from '../plugins/app/allowed-methods.js';
 import { acceptJsonBodiesOnly } from '../plugins/app/body-parsers.js';
 import { clientErrorHandler, rejectEncodedBodies, rejectLongUrls } from '../plugins/app/framework-errors.js';
 import { problemErrorHandler, problemNotFoundHandler } from '../plugins/app/problem.js';
+import { RequestLinesAtDebug } from '../plugins/app/request-lines.js';
 import { contractValidatorCompiler } from '../plugins/app/validation.js';
 import { apiDocs } from '../plugins/external/docs.js';
 import { securityHeaders } from '../plugins/external/security-headers.js';
@@ -61,6 +62,7 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
   });
   const app = Fastify({
     logger,
+    logController: new RequestLinesAtDebug(),
     trustProxy: config.trustProxy,
     genReqId: () => randomUUID(),
     // A caller-supplied request id is only trusted behind a proxy that sets it.
