@@ -26,10 +26,10 @@ module.exports = {
     { name: 'domain', path: `${src}modules/(?![^/]+/[^/]+[.](handlers?|resource)[.]ts$)` },
     // Database interface, PGlite and pg adapters, migrations
     { name: 'db', path: `${src}db/` },
-    // leaves: the contract (document, generated types), errors, clock, page request, file paths
+    // leaves: the contract (document, generated types), errors, clock, log format, page request, file paths
     {
       name: 'foundation',
-      path: `${src}(contract/|generated/|clock[.]ts$|errors[.]ts$|page-request[.]ts$|paths[.]ts$)`,
+      path: `${src}(contract/|generated/|(clock|errors|log-format|page-request|paths)[.]ts$)`,
     },
   ],
 };

@@ -16,6 +16,7 @@ import { booksHandlers } from '../modules/books/books.handlers.js';
 import { BooksRepository } from '../modules/books/books.repository.js';
 import { BooksService } from '../modules/books/books.service.js';
 import { expirySchedule } from '../modules/reservations/expiry-schedule.js';
+import { PickupExpiry } from '../modules/reservations/pickup-expiry.js';
 import { reservationsHandlers } from '../modules/reservations/reservations.handlers.js';
 import { ReservationsRepository } from '../modules/reservations/reservations.repository.js';
 import { ReservationsService } from '../modules/reservations/reservations.service.js';
@@ -25,6 +26,7 @@ import { AllowedMethods } from '../plugins/app/allowed-methods.js';
 import { acceptJsonBodiesOnly } from '../plugins/app/body-parsers.js';
 import { clientErrorHandler, rejectEncodedBodies, rejectLongUrls } from '../plugins/app/framework-errors.js';
 import { problemErrorHandler, problemNotFoundHandler } from '../plugins/app/problem.js';
+import { RequestLinesAtDebug } from '../plugins/app/request-lines.js';
 import { contractValidatorCompiler } from '../plugins/app/validation.js';
 import { apiDocs } from '../plugins/external/docs.js';
 import { securityHeaders } from '../plugins/external/security-headers.js';
@@ -61,6 +63,7 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
   });
   const app = Fastify({
     logger,
+    logController: new RequestLinesAtDebug(),
     trustProxy: config.trustProxy,
     genReqId: () => randomUUID(),
     // A caller-supplied request id is only trusted behind a proxy that sets it.
@@ -96,13 +99,17 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
     now,
   );
   const { pickupMs, expirySweepMs } = config.reservations;
-  const reservationsService = new ReservationsService(new ReservationsRepository(db, pickupMs), now);
-  const booksService = new BooksService(
-    new BooksRepository(db, pickupMs),
-    () => reservationsService.expireOverdue(),
+  const reservationsRepository = new ReservationsRepository(db, pickupMs);
+  // Reads trust the earliest deadline a probe found for at most a sweep interval (see PickupExpiry).
+  const expiry = new PickupExpiry(
+    (at) => reservationsRepository.expireOverdue(at),
     now,
+    pickupMs,
+    Math.min(expirySweepMs, pickupMs),
   );
-  expirySchedule(app, () => reservationsService.expireOverdue(), expirySweepMs);
+  const reservationsService = new ReservationsService(reservationsRepository, expiry, now);
+  const booksService = new BooksService(new BooksRepository(db, pickupMs), expiry, now);
+  expirySchedule(app, () => expiry.expireOverdue(), expirySweepMs);
   await app.register(fastifyCookie);
   await app.register(sessions, {
     store: new CachingSessionStore(sessionStore, now),
