@@ -31,6 +31,11 @@ export interface DemandStore {
     nowMs: number,
     ttlMs: number,
   ): Promise<DemandEntry[][]>;
+  /**
+   * Writes `writes` only (kept until `nowMs + ttlMs`), without reading: a report whose shares need
+   * not be computed again still leaves its demand for the next rebalance of every instance.
+   */
+  write(writes: readonly DemandWrite[], nowMs: number, ttlMs: number): Promise<void>;
   /** Forgets these clients' entries (a closed stream, an abandoned bucket). */
   remove(entries: ReadonlyArray<{ readonly bucket: string; readonly client: string }>): Promise<void>;
   close(): Promise<void>;

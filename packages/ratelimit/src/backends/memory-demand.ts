@@ -19,15 +19,13 @@ export class MemoryDemandStore implements DemandStore {
     nowMs: number,
     ttlMs: number,
   ): Promise<DemandEntry[][]> {
-    for (const write of writes) {
-      let clients = this.buckets.get(write.bucket);
-      if (!clients) {
-        clients = new Map();
-        this.buckets.set(write.bucket, clients);
-      }
-      clients.set(write.client, { perSecond: write.perSecond, expiresAtMs: nowMs + ttlMs });
-    }
+    this.store(writes, nowMs, ttlMs);
     return Promise.resolve(read.map((bucket) => this.live(bucket, nowMs)));
+  }
+
+  write(writes: readonly DemandWrite[], nowMs: number, ttlMs: number): Promise<void> {
+    this.store(writes, nowMs, ttlMs);
+    return Promise.resolve();
   }
 
   remove(entries: ReadonlyArray<{ readonly bucket: string; readonly client: string }>): Promise<void> {
@@ -47,6 +45,17 @@ export class MemoryDemandStore implements DemandStore {
   /** Buckets held, for tests of the bound. */
   get size(): number {
     return this.buckets.size;
+  }
+
+  private store(writes: readonly DemandWrite[], nowMs: number, ttlMs: number): void {
+    for (const write of writes) {
+      let clients = this.buckets.get(write.bucket);
+      if (!clients) {
+        clients = new Map();
+        this.buckets.set(write.bucket, clients);
+      }
+      clients.set(write.client, { perSecond: write.perSecond, expiresAtMs: nowMs + ttlMs });
+    }
   }
 
   private live(bucket: string, nowMs: number): DemandEntry[] {

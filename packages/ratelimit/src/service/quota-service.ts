@@ -1,4 +1,4 @@
-import type { DemandStore } from '../backends/demand.js';
+import type { DemandStore, DemandWrite } from '../backends/demand.js';
 import { bucketDescriptor, matchBucket } from '../config/bucket-match.js';
 import type { Entry } from '../config/match.js';
 import type { RateLimitConfig } from '../config/tree.js';
@@ -40,11 +40,21 @@ export interface QuotaSink {
 
 /** What a store entry of a client outlives its last write by, in rebalance intervals: two ticks may be missed. */
 const ENTRY_TTL_INTERVALS = 3;
+/**
+ * A report whose buckets are all assigned, under the config they were shared out with, and whose
+ * demands moved by less than this fraction since they were last shared out, is answered with the
+ * strategies in force (renewing their TTL) without a store round trip; the next rebalance shares
+ * the new demands out. Envoy's counts wobble from one report to the next: without this every
+ * report would cost a store call and a share-out of each of its buckets.
+ */
+const DEMAND_TOLERANCE = 0.1;
 
 interface Subscription {
   readonly key: string;
   readonly pairs: BucketPairs;
   perSecond: number;
+  /** The demand last written to the store (NaN before the first): a report that moves it less than DEMAND_TOLERANCE is only renewed. */
+  sharedPerSecond: number;
   lastReportMs: number;
   /** The strategy last sent, to send again only on a change, a report, or with TTL 0. */
   sent: Strategy | undefined;
@@ -66,6 +76,8 @@ interface Bucket {
   readonly domain: string;
   readonly descriptor: readonly Entry[];
   readonly streams: Set<QuotaStream>;
+  /** The config the bucket was last shared out with: after a reload a report shares it out again. */
+  sharedWith: RateLimitConfig | undefined;
 }
 
 /** A bucket as one report names it. */
@@ -172,13 +184,16 @@ export class QuotaService {
       this.statsOf(domain).streams.inc();
     }
     this.statsOf(domain).reports.inc();
+    let settled = true;
     for (const [key, bucket] of named) {
       const subscription = this.subscribe(stream, domain, key, bucket);
       const { allowed, denied, elapsedMs } = bucket.usage;
       subscription.perSecond = ((allowed + denied) * 1000) / elapsedMs;
       subscription.lastReportMs = now;
+      if (settled && !this.isSettled(key, subscription)) settled = false;
     }
-    await this.shareOut([...named.keys()], stream);
+    if (settled) this.renew(stream, named.keys(), now);
+    else await this.shareOut([...named.keys()], stream);
   }
 
   /** The stream ended: its buckets are freed in the store and shared out again among the others. */
@@ -274,6 +289,7 @@ export class QuotaService {
       for (const stream of (this.buckets.get(key) as Bucket).streams) {
         const subscription = stream.subscriptions.get(key) as Subscription;
         writes.push({ bucket: key, client: stream.client, perSecond: subscription.perSecond });
+        subscription.sharedPerSecond = subscription.perSecond;
       }
     }
     let demands: Awaited<ReturnType<DemandStore['exchange']>>;
@@ -289,12 +305,14 @@ export class QuotaService {
       return;
     }
     const outbox = new Map<QuotaStream, BucketAction[]>();
+    const config = this.config.current;
     live.forEach((key, i) => {
       const bucket = this.buckets.get(key);
       if (!bucket) return;
+      bucket.sharedWith = config;
       const entries = demands[i] ?? [];
       const quota = quotaOf(
-        matchBucket(this.config.current, bucket.domain, bucket.descriptor),
+        matchBucket(config, bucket.domain, bucket.descriptor),
         this.options.globalShadowMode,
       );
       const strategies = assign(quota, entries);
@@ -317,6 +335,38 @@ export class QuotaService {
       this.send(stream, actions);
       this.statsOf(stream.domain as string).assignments.inc(actions.length);
     }
+  }
+
+  /** Whether a report of this bucket can be answered with the strategy in force (DEMAND_TOLERANCE). */
+  private isSettled(key: string, subscription: Subscription): boolean {
+    if (!subscription.sent || this.buckets.get(key)?.sharedWith !== this.config.current) return false;
+    const before = subscription.sharedPerSecond;
+    return Math.abs(subscription.perSecond - before) <= DEMAND_TOLERANCE * Math.max(before, 1);
+  }
+
+  /**
+   * Answers a report with the strategies in force, renewing their time to live, and leaves the
+   * new demands in the store (not waited for) for every instance's next rebalance.
+   */
+  private renew(stream: QuotaStream, keys: Iterable<string>, nowMs: number): void {
+    const ttlMs = this.draining ? 0 : this.options.assignmentTtlMs;
+    const actions: BucketAction[] = [];
+    const writes: DemandWrite[] = [];
+    for (const key of keys) {
+      const subscription = stream.subscriptions.get(key) as Subscription;
+      actions.push({
+        kind: 'assign',
+        bucket: subscription.pairs,
+        strategy: subscription.sent as Strategy,
+        ttlMs,
+      });
+      writes.push({ bucket: key, client: stream.client, perSecond: subscription.perSecond });
+    }
+    this.demand
+      .write(writes, nowMs, this.options.rebalanceIntervalMs * ENTRY_TTL_INTERVALS)
+      .catch((error: unknown) => this.storeFailed(error));
+    this.send(stream, actions);
+    this.statsOf(stream.domain as string).assignments.inc(actions.length);
   }
 
   private send(stream: QuotaStream, actions: readonly BucketAction[]): void {
@@ -369,6 +419,7 @@ export class QuotaService {
       key,
       pairs: named.pairs,
       perSecond: 0,
+      sharedPerSecond: Number.NaN,
       lastReportMs: 0,
       sent: undefined,
       sentKey: undefined,
@@ -376,7 +427,7 @@ export class QuotaService {
     stream.subscriptions.set(key, subscription);
     let bucket = this.buckets.get(key);
     if (!bucket) {
-      bucket = { domain, descriptor: named.descriptor, streams: new Set() };
+      bucket = { domain, descriptor: named.descriptor, streams: new Set(), sharedWith: undefined };
       this.buckets.set(key, bucket);
     }
     bucket.streams.add(stream);

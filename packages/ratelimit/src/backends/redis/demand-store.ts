@@ -36,6 +36,19 @@ end
 return live
 `;
 
+/** KEYS[1], ARGV as EXCHANGE_SCRIPT's; writes only, replies nothing. */
+const WRITE_SCRIPT = `
+local now = tonumber(ARGV[1])
+local ttl = tonumber(ARGV[2])
+for i = 3, #ARGV, 2 do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1] .. ':' .. (now + ttl))
+end
+if redis.call('PTTL', KEYS[1]) < ttl then
+  redis.call('PEXPIRE', KEYS[1], ttl)
+end
+return 0
+`;
+
 type ExchangeCommand = (key: string, ...args: string[]) => Promise<string[]>;
 
 /**
@@ -53,6 +66,7 @@ export class RedisDemandStore implements DemandStore {
   ) {
     this.client = openClient(settings, tlsOptions(settings.tls, settings.label));
     this.client.defineCommand('rlqsExchange', { numberOfKeys: 1, lua: EXCHANGE_SCRIPT });
+    this.client.defineCommand('rlqsWrite', { numberOfKeys: 1, lua: WRITE_SCRIPT });
     // Without a listener ioredis throws connection errors from its emitter; calls report them.
     this.client.on('error', () => undefined);
   }
@@ -63,19 +77,8 @@ export class RedisDemandStore implements DemandStore {
     nowMs: number,
     ttlMs: number,
   ): Promise<DemandEntry[][]> {
-    const argsOf = new Map<string, string[]>();
-    for (const bucket of read) argsOf.set(bucket, [String(nowMs), String(ttlMs)]);
-    for (const write of writes) {
-      let args = argsOf.get(write.bucket);
-      if (!args) {
-        args = [String(nowMs), String(ttlMs)];
-        argsOf.set(write.bucket, args);
-      }
-      args.push(write.client, String(write.perSecond));
-    }
-    const exchange = (this.client as unknown as { rlqsExchange: ExchangeCommand }).rlqsExchange.bind(
-      this.client,
-    );
+    const argsOf = scriptArgs(writes, read, nowMs, ttlMs);
+    const exchange = this.command('rlqsExchange');
     try {
       const replies = await Promise.all(
         [...argsOf].map(([bucket, args]) => exchange(this.keyPrefix + bucket, ...args)),
@@ -85,6 +88,24 @@ export class RedisDemandStore implements DemandStore {
     } catch (error) {
       throw new StoreError(`rlqs demand exchange failed: ${(error as Error).message}`, { cause: error });
     }
+  }
+
+  async write(writes: readonly DemandWrite[], nowMs: number, ttlMs: number): Promise<void> {
+    const write = this.command('rlqsWrite');
+    try {
+      await Promise.all(
+        [...scriptArgs(writes, [], nowMs, ttlMs)].map(([bucket, args]) =>
+          write(this.keyPrefix + bucket, ...args),
+        ),
+      );
+    } catch (error) {
+      throw new StoreError(`rlqs demand write failed: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  private command(name: 'rlqsExchange' | 'rlqsWrite'): ExchangeCommand {
+    const client = this.client as unknown as Record<typeof name, ExchangeCommand>;
+    return client[name].bind(this.client);
   }
 
   async remove(entries: ReadonlyArray<{ readonly bucket: string; readonly client: string }>): Promise<void> {
@@ -100,6 +121,26 @@ export class RedisDemandStore implements DemandStore {
   async close(): Promise<void> {
     await this.client.quit().catch(() => this.client.disconnect());
   }
+}
+
+/** Per bucket, the script's ARGV: now, the TTL, then each write's client and demand. */
+function scriptArgs(
+  writes: readonly DemandWrite[],
+  read: readonly string[],
+  nowMs: number,
+  ttlMs: number,
+): Map<string, string[]> {
+  const argsOf = new Map<string, string[]>();
+  for (const bucket of read) argsOf.set(bucket, [String(nowMs), String(ttlMs)]);
+  for (const write of writes) {
+    let args = argsOf.get(write.bucket);
+    if (!args) {
+      args = [String(nowMs), String(ttlMs)];
+      argsOf.set(write.bucket, args);
+    }
+    args.push(write.client, String(write.perSecond));
+  }
+  return argsOf;
 }
 
 function entriesOf(flat: readonly string[]): DemandEntry[] {
