@@ -1,4 +1,4 @@
-import type { Strategy, StrategyUnit } from '../quota/strategy.js';
+import { type Strategy, type StrategyUnit, strategyKey } from '../quota/strategy.js';
 import type { BucketAction, BucketPairs, BucketUsage, UsageReport } from '../service/quota-messages.js';
 
 /**
@@ -235,26 +235,82 @@ function varintBytes(value: number): Uint8Array {
   return Uint8Array.from(out);
 }
 
-/** A RateLimitQuotaResponse of `actions`, each with its bucket_id. */
+/**
+ * A RateLimitQuotaResponse of `actions`, each with its bucket_id. A stream answers the same
+ * buckets with the same few strategies report after report, so each part is encoded once: a
+ * bucket's BucketId per pairs array (the subscription keeps one), an assignment per strategy and
+ * time to live (a bounded cache); a response only frames them.
+ */
 export function encodeResponse(actions: readonly BucketAction[]): Buffer {
-  const response = new Writer();
+  const parts: Uint8Array[] = [];
+  let size = 0;
   for (const action of actions) {
-    response.message(1, (bucketAction) => {
-      bucketAction.message(1, (bucketId) => {
-        for (const [key, value] of action.bucket) {
-          bucketId.message(1, (entry) => entry.string(1, key).string(2, value));
-        }
-      });
-      if (action.kind === 'abandon') bucketAction.bytes(3, new Uint8Array(0));
-      else {
-        bucketAction.message(2, (assignment) => {
-          assignment.message(2, (ttl) => writeDuration(ttl, action.ttlMs));
-          assignment.message(3, (strategy) => writeStrategy(strategy, action.strategy));
-        });
-      }
-    });
+    const bucketId = encodedBucketId(action.bucket);
+    const body = action.kind === 'abandon' ? ABANDON : encodedAssignment(action.strategy, action.ttlMs);
+    const actionSize = 1 + varintSize(bucketId.length) + bucketId.length + body.length;
+    const head = Buffer.allocUnsafe(1 + varintSize(actionSize) + 1 + varintSize(bucketId.length));
+    let at = writeVarintAt(head, 0, TAG_ACTION);
+    at = writeVarintAt(head, at, actionSize);
+    at = writeVarintAt(head, at, TAG_BUCKET_ID);
+    writeVarintAt(head, at, bucketId.length);
+    parts.push(head, bucketId, body);
+    size += head.length + bucketId.length + body.length;
   }
-  return response.finish();
+  return Buffer.concat(parts, size);
+}
+
+const TAG_ACTION = (1 << 3) | BYTES; // RateLimitQuotaResponse.bucket_action = 1
+const TAG_BUCKET_ID = (1 << 3) | BYTES; // BucketAction.bucket_id = 1
+/** BucketAction.abandon_action = 3, an empty message. */
+const ABANDON = Uint8Array.of((3 << 3) | BYTES, 0);
+const bucketIds = new WeakMap<BucketPairs, Buffer>();
+const assignments = new Map<string, Buffer>();
+/** Distinct strategy and TTL pairs kept encoded; past it the cache starts afresh. */
+const MAX_ASSIGNMENTS = 10_000;
+
+function encodedBucketId(pairs: BucketPairs): Buffer {
+  let bytes = bucketIds.get(pairs);
+  if (!bytes) {
+    const writer = new Writer();
+    for (const [key, value] of pairs) writer.message(1, (entry) => entry.string(1, key).string(2, value));
+    bytes = writer.finish();
+    bucketIds.set(pairs, bytes);
+  }
+  return bytes;
+}
+
+/** BucketAction.quota_assignment_action = 2, with its tag and length. */
+function encodedAssignment(strategy: Strategy, ttlMs: number): Buffer {
+  const key = `${strategyKey(strategy)}@${ttlMs}`;
+  let bytes = assignments.get(key);
+  if (!bytes) {
+    bytes = new Writer()
+      .message(2, (assignment) => {
+        assignment.message(2, (ttl) => writeDuration(ttl, ttlMs));
+        assignment.message(3, (written) => writeStrategy(written, strategy));
+      })
+      .finish();
+    if (assignments.size >= MAX_ASSIGNMENTS) assignments.clear();
+    assignments.set(key, bytes);
+  }
+  return bytes;
+}
+
+function varintSize(value: number): number {
+  let size = 1;
+  for (let rest = value; rest >= 0x80; rest = Math.floor(rest / 0x80)) size++;
+  return size;
+}
+
+function writeVarintAt(out: Buffer, start: number, value: number): number {
+  let at = start;
+  let rest = value;
+  while (rest >= 0x80) {
+    out[at++] = (rest % 0x80) | 0x80;
+    rest = Math.floor(rest / 0x80);
+  }
+  out[at++] = rest;
+  return at;
 }
 
 function writeDuration(writer: Writer, ms: number): void {
