@@ -4,7 +4,8 @@
 // raw node:http2 and on @connectrpc/connect-node) and the prototype gRPC transport on node:http2
 // (bench/servers/grpc-h2-transport.ts) on the same stores, plus the Redis store ceiling
 // (redis-benchmark), p99 at half the maximum rate, 1,000,000 live counters, and a
-// 10,000-descriptor config. Prints one Markdown report and saves it to bench/RESULTS.md.
+// 10,000-descriptor config, and RLQS (1,000 streams × 10 buckets a second, bench/rlqs.ts). Prints
+// one Markdown report and saves it to bench/RESULTS.md.
 // BENCH_SECONDS (default 1, whole seconds) sets each load run's length; BENCH_CPU_PROF=<dir> writes
 // CPU profiles of the rate limit servers there.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -31,6 +32,7 @@ import {
 import { toolPath } from './lib/run-command.js';
 import { buildServers, PACKAGE_DIR, type ServerProcess, startServerProcess } from './lib/servers.js';
 import { runWrk, writePostScript } from './lib/wrk.js';
+import { rlqsSection } from './rlqs.js';
 import { type ConfigSizeResult, measureConfigSize } from './scenarios/config-size.js';
 import {
   IN_FLIGHT as COUNTER_REQUESTS_IN_FLIGHT,
@@ -610,6 +612,8 @@ async function main(): Promise<void> {
 
     process.stderr.write('bench: 10,000-descriptor config\n');
     const config = measureConfigSize();
+    // RLQS streams next to ShouldRateLimit at the same decisions (bench/rlqs.ts, also `npm run bench:rlqs`).
+    const rlqs = await rlqsSection(redis.address);
 
     const pairsPerSecond = 1 / (1 / incr.result.requestsPerSecond + 1 / expire.result.requestsPerSecond);
     const report = renderReport(
@@ -628,8 +632,8 @@ async function main(): Promise<void> {
       config,
       pairsPerSecond,
     );
-    process.stdout.write(`${report}\n`);
-    await writeFile(join(PACKAGE_DIR, 'bench', 'RESULTS.md'), `${report}\n`);
+    process.stdout.write(`${report}\n\n${rlqs}\n`);
+    await writeFile(join(PACKAGE_DIR, 'bench', 'RESULTS.md'), `${report}\n\n${rlqs}\n`);
   } finally {
     await stopAll();
     await redis.stop();

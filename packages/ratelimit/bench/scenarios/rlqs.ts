@@ -78,7 +78,9 @@ function actionCount(bytes: Buffer): number {
   };
   while (at < bytes.length) {
     varint();
-    at += varint();
+    // Not `at += varint()`: that reads `at` before varint() moves it past the length.
+    const length = varint();
+    at += length;
     count++;
   }
   return count;
