@@ -115,6 +115,9 @@ export class QuotaService {
   private draining = false;
   private timer: NodeJS.Timeout | undefined;
   private rebalancing: Promise<void> | undefined;
+  private stopping = false;
+  /** Removals (and share-outs) of closed streams still under way. */
+  private readonly pending = new Set<Promise<void>>();
 
   constructor(
     private readonly config: { readonly current: RateLimitConfig | undefined },
@@ -203,10 +206,13 @@ export class QuotaService {
     this.streams.delete(stream);
     const keys = [...stream.subscriptions.keys()];
     const removals = keys.map((key) => this.unsubscribe(stream, key));
-    void this.demand
-      .remove(removals)
-      .then(() => this.shareOut(keys, undefined))
-      .catch((error: unknown) => this.storeFailed(error));
+    const removed = this.demand.remove(removals);
+    // While stopping, every stream closes: there is no one left here to share out to.
+    const done = this.stopping ? removed : removed.then(() => this.shareOut(keys, undefined));
+    this.pending.add(done);
+    void done
+      .catch((error: unknown) => this.storeFailed(error))
+      .finally(() => this.pending.delete(done));
   }
 
   /**
@@ -241,12 +247,14 @@ export class QuotaService {
 
   /** Stops the timer and ends every open stream (a graceful gRPC stop waits for open calls). */
   async stop(): Promise<void> {
+    this.stopping = true;
     if (this.timer) clearInterval(this.timer);
     for (const stream of [...this.streams]) {
       this.close(stream);
       stream.sink.end();
     }
-    await this.rebalancing;
+    // This instance's clients leave the store before it closes, so the others' shares grow at once.
+    await Promise.allSettled([this.rebalancing, ...this.pending]);
   }
 
   /** Open streams, for tests and stats. */
