@@ -2,6 +2,7 @@ import {
   type ChannelCredentials,
   type ClientDuplexStream,
   credentials as grpcCredentials,
+  Metadata,
   makeGenericClientConstructor,
   type ServiceError,
 } from '@grpc/grpc-js';
@@ -168,11 +169,17 @@ export class QuotaStreamClient {
   private readonly waiters: Array<(actions: Action[]) => void> = [];
   private readonly ended: Promise<ServiceError | 'ok'>;
 
-  constructor(address: string, credentials: ChannelCredentials = grpcCredentials.createInsecure()) {
+  constructor(
+    address: string,
+    credentials: ChannelCredentials = grpcCredentials.createInsecure(),
+    metadata: Metadata = new Metadata(),
+  ) {
     this.client = new QuotaClient(address, credentials);
     this.call = (
-      this.client as unknown as { StreamRateLimitQuotas(): ClientDuplexStream<Buffer, Buffer> }
-    ).StreamRateLimitQuotas();
+      this.client as unknown as {
+        StreamRateLimitQuotas(metadata: Metadata): ClientDuplexStream<Buffer, Buffer>;
+      }
+    ).StreamRateLimitQuotas(metadata);
     this.call.on('data', (bytes: Buffer) => {
       const actions = decodeResponse(bytes);
       const waiter = this.waiters.shift();
