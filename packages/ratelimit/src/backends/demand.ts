@@ -21,6 +21,11 @@ export interface DemandEntry {
 
 export interface DemandStore {
   /**
+   * Whether other instances write to this store too. Then every rebalance reads every bucket, to
+   * learn their clients' demand; otherwise only the buckets whose own demand or config changed.
+   */
+  readonly shared: boolean;
+  /**
    * Writes `writes` (each kept until `nowMs + ttlMs` unless written again) and resolves, per
    * bucket of `read` in that order, to the live entries of that bucket sorted by client id.
    * Rejects with a StoreError when the store fails.

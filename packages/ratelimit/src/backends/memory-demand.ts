@@ -12,6 +12,12 @@ interface Held {
  */
 export class MemoryDemandStore implements DemandStore {
   private readonly buckets = new Map<string, Map<string, Held>>();
+  /** One instance's own, unless a test stands several instances on it (`shared: true`). */
+  readonly shared: boolean;
+
+  constructor(options: { readonly shared?: boolean } = {}) {
+    this.shared = options.shared ?? false;
+  }
 
   exchange(
     writes: readonly DemandWrite[],

@@ -210,9 +210,7 @@ export class QuotaService {
     // While stopping, every stream closes: there is no one left here to share out to.
     const done = this.stopping ? removed : removed.then(() => this.shareOut(keys, undefined));
     this.pending.add(done);
-    void done
-      .catch((error: unknown) => this.storeFailed(error))
-      .finally(() => this.pending.delete(done));
+    void done.catch((error: unknown) => this.storeFailed(error)).finally(() => this.pending.delete(done));
   }
 
   /**
@@ -279,7 +277,8 @@ export class QuotaService {
     }
     try {
       if (removals.length > 0) await this.demand.remove(removals);
-      await this.shareOut([...this.buckets.keys()], undefined);
+      const keys = [...this.buckets.keys()];
+      await this.shareOut(this.demand.shared ? keys : keys.filter((key) => this.hasChanged(key)), undefined);
     } catch (error) {
       this.storeFailed(error);
     }
@@ -343,6 +342,20 @@ export class QuotaService {
       this.send(stream, actions);
       this.statsOf(stream.domain as string).assignments.inc(actions.length);
     }
+  }
+
+  /**
+   * Whether a bucket must be shared out again when no other instance writes the store: its config
+   * or one of its clients' demand changed since it last was (joins and leaves share out at once).
+   */
+  private hasChanged(key: string): boolean {
+    const bucket = this.buckets.get(key) as Bucket;
+    if (bucket.sharedWith !== this.config.current) return true;
+    for (const stream of bucket.streams) {
+      const subscription = stream.subscriptions.get(key) as Subscription;
+      if (subscription.perSecond !== subscription.sharedPerSecond) return true;
+    }
+    return false;
   }
 
   /** Whether a report of this bucket can be answered with the strategy in force (DEMAND_TOLERANCE). */

@@ -12,7 +12,8 @@ import { StatStore } from '../../src/stats/store.js';
 /**
  * Model-based test of the shares: random steps (clients join, change demand, leave; the config is
  * reloaded with another limit or algorithm) against two service instances sharing one demand
- * store. After every step each instance rebalances once, and the model checks every client's
+ * store (every rebalance reads every bucket), and against one instance on its own store (a
+ * rebalance shares out only the buckets that changed). After every step each instance rebalances once, and the model checks every client's
  * latest assignment against the limit it wrote into the config:
  * - a rate or token bucket: the clients' shares add up to exactly the limit (never more), each
  *   at least the floor ⌊limit / 2N⌋, and a client wanting no more than an equal share gets all
@@ -60,79 +61,92 @@ interface Client {
   latest: Strategy | undefined;
 }
 
-test('model: at every step of 400 random steps the shares add up to the configured limit, keep the floor and meet small demands', async () => {
-  for (const seed of [1, 2, 3]) {
-    const next = random(seed);
-    const pick = (n: number) => Math.floor(next() * n);
-    let now = 1_700_000_000_000;
-    const holder = { current: configOf({ kind: 'rate', perSecond: 100 }) as RateLimitConfig | undefined };
-    let limit: Limit = { kind: 'rate', perSecond: 100 };
-    const demand = new MemoryDemandStore();
-    const options = {
-      maxStreams: 1000,
-      maxBucketsPerStream: 10,
-      maxBuckets: 100,
-      assignmentTtlMs: 30_000,
-      abandonAfterMs: 3_600_000,
-      rebalanceIntervalMs: 1000,
-      globalShadowMode: false,
-    };
-    const instances = [0, 1].map(
-      (i) =>
-        new QuotaService(holder, demand, new StatStore(), silentLogger, options, () => now, `instance-${i}`),
-    );
-    const clients: Client[] = [];
-    const join = async () => {
-      const instance = pick(2);
-      const client: Client = {
-        instance,
-        stream: undefined as unknown as QuotaStream,
-        demand: pick(80),
-        latest: undefined,
+for (const [setup, count] of [
+  ['two instances sharing one store', 2],
+  ['one instance on its own store', 1],
+] as const) {
+  test(`model, ${setup}: at every step of 400 random steps the shares add up to the configured limit, keep the floor and meet small demands`, async () => {
+    for (const seed of [1, 2, 3]) {
+      const next = random(seed);
+      const pick = (n: number) => Math.floor(next() * n);
+      let now = 1_700_000_000_000;
+      const holder = { current: configOf({ kind: 'rate', perSecond: 100 }) as RateLimitConfig | undefined };
+      let limit: Limit = { kind: 'rate', perSecond: 100 };
+      const demand = new MemoryDemandStore({ shared: count > 1 });
+      const options = {
+        maxStreams: 1000,
+        maxBucketsPerStream: 10,
+        maxBuckets: 100,
+        assignmentTtlMs: 30_000,
+        abandonAfterMs: 3_600_000,
+        rebalanceIntervalMs: 1000,
+        globalShadowMode: false,
       };
-      const record = (actions: readonly BucketAction[]) => {
-        for (const action of actions) if (action.kind === 'assign') client.latest = action.strategy;
-      };
-      (client as { stream: QuotaStream }).stream = (instances[instance] as QuotaService).open({
-        send: record,
-        end: () => undefined,
-      });
-      clients.push(client);
-      await report(client);
-    };
-    const report = (client: Client) =>
-      (instances[client.instance] as QuotaService).report(client.stream, {
-        domain: 'model',
-        usages: [{ bucket: [['name', 'shared']], elapsedMs: 1000, allowed: client.demand, denied: 0 }],
-      });
-
-    for (let step = 0; step < 400; step++) {
-      const action = clients.length === 0 ? 0 : pick(10);
-      if (action <= 2 && clients.length < 12) await join();
-      else if (action <= 6 && clients.length > 0) {
-        const client = clients[pick(clients.length)] as Client;
-        client.demand = pick(4) === 0 ? 1000 : pick(80);
+      const instances = Array.from({ length: count }, (_, i) => i).map(
+        (i) =>
+          new QuotaService(
+            holder,
+            demand,
+            new StatStore(),
+            silentLogger,
+            options,
+            () => now,
+            `instance-${i}`,
+          ),
+      );
+      const clients: Client[] = [];
+      const join = async () => {
+        const instance = pick(count);
+        const client: Client = {
+          instance,
+          stream: undefined as unknown as QuotaStream,
+          demand: pick(80),
+          latest: undefined,
+        };
+        const record = (actions: readonly BucketAction[]) => {
+          for (const action of actions) if (action.kind === 'assign') client.latest = action.strategy;
+        };
+        (client as { stream: QuotaStream }).stream = (instances[instance] as QuotaService).open({
+          send: record,
+          end: () => undefined,
+        });
+        clients.push(client);
         await report(client);
-      } else if (action <= 8 && clients.length > 0) {
-        const [client] = clients.splice(pick(clients.length), 1) as [Client];
-        (instances[client.instance] as QuotaService).close(client.stream);
-      } else {
-        const kinds: Limit[] = [
-          { kind: 'rate', perSecond: 1 + pick(300) },
-          { kind: 'bucket', rate: 1 + pick(200), burst: 1 + pick(400) },
-          { kind: 'zero' },
-          { kind: 'unlimited' },
-        ];
-        limit = kinds[pick(kinds.length)] as Limit;
-        holder.current = configOf(limit);
+      };
+      const report = (client: Client) =>
+        (instances[client.instance] as QuotaService).report(client.stream, {
+          domain: 'model',
+          usages: [{ bucket: [['name', 'shared']], elapsedMs: 1000, allowed: client.demand, denied: 0 }],
+        });
+
+      for (let step = 0; step < 400; step++) {
+        const action = clients.length === 0 ? 0 : pick(10);
+        if (action <= 2 && clients.length < 12) await join();
+        else if (action <= 6 && clients.length > 0) {
+          const client = clients[pick(clients.length)] as Client;
+          client.demand = pick(4) === 0 ? 1000 : pick(80);
+          await report(client);
+        } else if (action <= 8 && clients.length > 0) {
+          const [client] = clients.splice(pick(clients.length), 1) as [Client];
+          (instances[client.instance] as QuotaService).close(client.stream);
+        } else {
+          const kinds: Limit[] = [
+            { kind: 'rate', perSecond: 1 + pick(300) },
+            { kind: 'bucket', rate: 1 + pick(200), burst: 1 + pick(400) },
+            { kind: 'zero' },
+            { kind: 'unlimited' },
+          ];
+          limit = kinds[pick(kinds.length)] as Limit;
+          holder.current = configOf(limit);
+        }
+        now += 100;
+        for (const instance of instances) await instance.rebalance();
+        check(limit, clients, `seed ${seed} step ${step}`);
       }
-      now += 100;
-      for (const instance of instances) await instance.rebalance();
-      check(limit, clients, `seed ${seed} step ${step}`);
+      for (const instance of instances) await instance.stop();
     }
-    for (const instance of instances) await instance.stop();
-  }
-});
+  });
+}
 
 function check(limit: Limit, clients: readonly Client[], where: string): void {
   const count = clients.length;

@@ -58,6 +58,7 @@ type ExchangeCommand = (key: string, ...args: string[]) => Promise<string[]>;
  * ioredis sends the calls of one exchange as one pipeline.
  */
 export class RedisDemandStore implements DemandStore {
+  readonly shared = true;
   private readonly client: Redis | Cluster;
 
   constructor(
