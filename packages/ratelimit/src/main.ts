@@ -4,7 +4,7 @@ import type { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
 import { createStore, storeCapabilities } from './backends/index.js';
 import type { CounterStore } from './backends/store.js';
 import { ConfigHolder } from './config/loader.js';
-import { type Clock, inMilliseconds, systemClock, systemMillisecondClock } from './limiter/clock.js';
+import { type Clock, systemClock } from './limiter/clock.js';
 import { RateLimiter } from './limiter/limiter.js';
 import { LocalOverLimitCache } from './limiter/local-cache.js';
 import { createLogger, type Logger } from './log.js';
@@ -118,7 +118,7 @@ async function start(
     localCache,
     stats,
     settings.limiter,
-    overrides.clock ? inMilliseconds(overrides.clock) : systemMillisecondClock,
+    clock,
   );
   const service = new RateLimitService(config, limiter, stats, settings.service);
 
