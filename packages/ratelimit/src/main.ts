@@ -113,13 +113,7 @@ async function start(
   if (settings.config.healthyWithAtLeastOneConfigLoaded) {
     config.onLoad((loaded) => (loaded.domains.size > 0 ? health.ok('config') : health.fail('config')));
   }
-  const limiter = new RateLimiter(
-    store,
-    localCache,
-    stats,
-    settings.limiter,
-    clock,
-  );
+  const limiter = new RateLimiter(store, localCache, stats, settings.limiter, clock);
   const service = new RateLimitService(config, limiter, stats, settings.service);
 
   const provider = overrides.provider ?? createConfigProvider(settings.config, log);

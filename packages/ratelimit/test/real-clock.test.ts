@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer } from './helpers/server.js';
 
 // The service's own clock, not an injected one: this is the clock the other tests replace.
@@ -11,7 +11,10 @@ descriptors:
 `;
 
 const body = (addend: number) =>
-  JSON.stringify({ domain: 'api', descriptors: [{ entries: [{ key: 'burst', value: 'v' }], hitsAddend: addend }] });
+  JSON.stringify({
+    domain: 'api',
+    descriptors: [{ entries: [{ key: 'burst', value: 'v' }], hitsAddend: addend }],
+  });
 
 /** Seconds of a proto3-JSON Duration (`"1.9s"`) in milliseconds. */
 const durationMs = (text: string) => Math.round(Number(text.replace(/s$/, '')) * 1000);
