@@ -118,8 +118,8 @@ async function start(
 
   const provider = overrides.provider ?? createConfigProvider(settings.config, log);
   const grpcServer = createGrpcServer(service, health, stats, settings.grpc);
-  const httpServer = createHttpServer(service, health, log, settings.httpTimeouts);
-  const debugServer = createDebugServer({ config: () => config.current, stats }, settings.httpTimeouts);
+  const httpServer = createHttpServer(service, health, log, settings.httpClientLimits);
+  const debugServer = createDebugServer({ config: () => config.current, stats }, settings.httpClientLimits);
   // The servers and the provider stop together: a graceful stop lets in-flight calls finish.
   closers.push((graceful) =>
     Promise.all([
