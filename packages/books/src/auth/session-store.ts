@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Clock } from '../clock.js';
 import type { Queryable } from '../db/database.js';
 import type { User } from '../modules/users/user.js';
 import { SessionIdHasher } from './session-id-hash.js';
@@ -16,9 +17,6 @@ export interface Session {
   data: SessionData;
   expiresAt: Date;
 }
-
-/** Milliseconds since the epoch; injected so tests can move time without sleeping. */
-export type Clock = () => number;
 
 /** Server-side sessions behind the JSESSIONID cookie. */
 export interface SessionStore {

@@ -1,4 +1,4 @@
-import type { Clock } from '../../auth/session-store.js';
+import type { Clock } from '../../clock.js';
 import { AppError } from '../../errors.js';
 import type { PageRequest } from '../../page-request.js';
 import type { PickupExpiry } from '../reservations/pickup-expiry.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../../auth/session-store.js';
+import type { Clock } from '../../clock.js';
 
 /** What one expiry probe did and found. */
 export interface ExpiryProbeResult {

@@ -1,4 +1,4 @@
-import type { Clock } from '../../auth/session-store.js';
+import type { Clock } from '../../clock.js';
 import { hasSqlState, SqlState } from '../../db/database.js';
 import { AppError } from '../../errors.js';
 import type { PageRequest } from '../../page-request.js';
