@@ -1,6 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { signedInUser } from '../auth/signed-in-user.js';
-import { conditionalGet, entityTag, sendTagged, versionForConditionalWrite } from '../http/conditional-requests.js';
+import {
+  conditionalGet,
+  entityTag,
+  sendTagged,
+  versionForConditionalWrite,
+} from '../http/conditional-requests.js';
 import { baseUrlOf } from '../http/links.js';
 import { HAL_CONTENT_TYPE, type OperationHandlers } from '../http/operations.js';
 import { pageLinks, pageMetadata, pageRequest } from '../http/pagination.js';
