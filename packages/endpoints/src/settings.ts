@@ -192,8 +192,18 @@ export function resolveSettings(options: AppOptions = {}): Settings {
       DEFAULT_REQUEST_TIMEOUT,
     ),
     linger: {
-      time: numberSetting(options.lingerTime, env.APP_LINGER_TIME, 'lingerTime (APP_LINGER_TIME)', DEFAULT_LINGER_TIME),
-      idle: numberSetting(options.lingerIdle, env.APP_LINGER_IDLE, 'lingerIdle (APP_LINGER_IDLE)', DEFAULT_LINGER_IDLE),
+      time: numberSetting(
+        options.lingerTime,
+        env.APP_LINGER_TIME,
+        'lingerTime (APP_LINGER_TIME)',
+        DEFAULT_LINGER_TIME,
+      ),
+      idle: numberSetting(
+        options.lingerIdle,
+        env.APP_LINGER_IDLE,
+        'lingerIdle (APP_LINGER_IDLE)',
+        DEFAULT_LINGER_IDLE,
+      ),
       bytes: numberSetting(
         options.lingerBytes,
         env.APP_LINGER_BYTES,

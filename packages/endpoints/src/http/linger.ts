@@ -65,7 +65,8 @@ export function linger(socket: Duplex, bounds: LingerBounds): void {
   // `on` that server wraps, takes it back, and dropping the parser's own listeners then leaves
   // nothing that could read what follows the body as another request.
   socket.on('data', discard);
-  for (const listener of socket.listeners('data')) if (listener !== discard) socket.off('data', listener as () => void);
+  for (const listener of socket.listeners('data'))
+    if (listener !== discard) socket.off('data', listener as () => void);
   for (const listener of socket.listeners('end')) socket.off('end', listener as () => void);
   socket.on('end', close);
   socket.once('close', () => {
