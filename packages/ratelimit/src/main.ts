@@ -6,7 +6,7 @@ import type { DemandStore } from './backends/demand.js';
 import { createDemandStore, createStore, storeCapabilities } from './backends/index.js';
 import type { CounterStore } from './backends/store.js';
 import { ConfigHolder } from './config/loader.js';
-import { type Clock, inMilliseconds, systemClock, systemMillisecondClock } from './limiter/clock.js';
+import { type Clock, systemClock } from './limiter/clock.js';
 import { RateLimiter } from './limiter/limiter.js';
 import { LocalOverLimitCache } from './limiter/local-cache.js';
 import { createLogger, type Logger } from './log.js';
@@ -121,22 +121,16 @@ async function start(
   if (settings.config.healthyWithAtLeastOneConfigLoaded) {
     config.onLoad((loaded) => (loaded.domains.size > 0 ? health.ok('config') : health.fail('config')));
   }
-  const limiter = new RateLimiter(
-    store,
-    localCache,
-    stats,
-    settings.limiter,
-    overrides.clock ? inMilliseconds(overrides.clock) : systemMillisecondClock,
-  );
+  const limiter = new RateLimiter(store, localCache, stats, settings.limiter, clock);
   const service = new RateLimitService(config, limiter, stats, settings.service);
 
   const provider = overrides.provider ?? createConfigProvider(settings.config, log);
   const grpcServer = createGrpcServer(service, health, stats, settings.grpc);
   const quota = settings.rlqs.enabled
-    ? startQuotaService(settings, overrides, { config, stats, log, grpcServer, closers })
+    ? startQuotaService(settings, { config, stats, log, grpcServer, closers, clock }, overrides.demandStore)
     : undefined;
-  const httpServer = createHttpServer(service, health, log, settings.httpTimeouts);
-  const debugServer = createDebugServer({ config: () => config.current, stats }, settings.httpTimeouts);
+  const httpServer = createHttpServer(service, health, log, settings.httpClientLimits);
+  const debugServer = createDebugServer({ config: () => config.current, stats }, settings.httpClientLimits);
   // The servers and the provider stop together: a graceful stop lets in-flight calls finish.
   closers.push((graceful) =>
     Promise.all([
@@ -200,11 +194,17 @@ async function start(
  */
 function startQuotaService(
   settings: Settings,
-  overrides: StartOverrides,
-  parts: { config: ConfigHolder; stats: StatStore; log: Logger; grpcServer: GrpcServer; closers: Closers },
+  parts: {
+    config: ConfigHolder;
+    stats: StatStore;
+    log: Logger;
+    grpcServer: GrpcServer;
+    closers: Closers;
+    clock: Clock;
+  },
+  demandStore: DemandStore | undefined,
 ): QuotaService {
-  const demand =
-    overrides.demandStore ?? createDemandStore(settings.backend, `${settings.limiter.cacheKeyPrefix}rlqs:`);
+  const demand = demandStore ?? createDemandStore(settings.backend, `${settings.limiter.cacheKeyPrefix}rlqs:`);
   parts.closers.push(() => demand.close());
   const quota = new QuotaService(
     parts.config,
@@ -212,7 +212,7 @@ function startQuotaService(
     parts.stats,
     parts.log,
     { ...settings.rlqs, globalShadowMode: settings.service.globalShadowMode },
-    overrides.clock ? inMilliseconds(overrides.clock) : systemMillisecondClock,
+    parts.clock,
     randomUUID(),
   );
   addQuotaService(parts.grpcServer, quota, parts.stats);
