@@ -204,7 +204,8 @@ function startQuotaService(
   },
   demandStore: DemandStore | undefined,
 ): QuotaService {
-  const demand = demandStore ?? createDemandStore(settings.backend, `${settings.limiter.cacheKeyPrefix}rlqs:`);
+  const demand =
+    demandStore ?? createDemandStore(settings.backend, `${settings.limiter.cacheKeyPrefix}rlqs:`);
   parts.closers.push(() => demand.close());
   const quota = new QuotaService(
     parts.config,
