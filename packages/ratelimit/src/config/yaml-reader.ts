@@ -14,9 +14,9 @@ import {
   type YAMLMap,
   Document as YamlDocument,
 } from 'yaml';
+import type { ConfigSource } from '../config/source.js';
 import { ConfigError } from '../errors.js';
-import type { ConfigSource } from '../provider/provider.js';
-import { UINT32_MAX } from '../service/messages.js';
+import { UINT32_MAX } from '../protocol/messages.js';
 import type { ConfigDocument, DescriptorConfig, RateLimitBlock } from './document.js';
 import {
   type GoValue,
