@@ -6,12 +6,12 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { storeCapabilities } from '../src/backends/index.js';
+import type { StoreCapabilities } from '../src/backends/store.js';
 import { exitWithUsageError, type FlagSpec, parseFlagsOrExit } from '../src/cli/flags.js';
-import type { StoreCapabilities } from '../src/config/limits.js';
 import { loadConfig } from '../src/config/loader.js';
+import type { ConfigSource } from '../src/config/source.js';
 import { SettingsError } from '../src/errors.js';
 import { describeFsError } from '../src/provider/file.js';
-import type { ConfigSource } from '../src/provider/provider.js';
 import { readBackendType } from '../src/settings.js';
 
 const FLAGS: FlagSpec[] = [

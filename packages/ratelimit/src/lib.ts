@@ -5,17 +5,17 @@
  * application can switch between them by configuration. RateLimitQuotaClient decides locally by
  * the quota a running service assigns over RLQS. Import it as `@platform/ratelimit`.
  */
-import { credentials, Metadata, type ServiceClientConstructor, type ServiceError } from '@grpc/grpc-js';
+import { Metadata } from '@grpc/grpc-js';
 import { MemoryStore } from './backends/memory.js';
+import { RateLimitClient } from './client/client.js';
 import { ConfigHolder, loadConfig } from './config/loader.js';
 import { matchDescriptor } from './config/match.js';
 import type { RateLimitConfig } from './config/tree.js';
 import { systemClock } from './limiter/clock.js';
 import { RateLimiter } from './limiter/limiter.js';
-import type { Unit } from './limiter/units.js';
 import { silentLogger } from './log.js';
-import { loadProtos } from './server/proto.js';
-import type { DescriptorStatus, RateLimitResponse } from './service/messages.js';
+import type { DescriptorStatus, RateLimitResponse } from './protocol/messages.js';
+import type { Unit } from './protocol/units.js';
 import { RateLimitService } from './service/ratelimit-service.js';
 import { StatStore } from './stats/store.js';
 
@@ -26,7 +26,7 @@ export {
   type RateLimitQuotaClientOptions,
 } from './client/quota-client.js';
 export type { RateLimitConfig } from './config/tree.js';
-export type { Unit } from './limiter/units.js';
+export type { Unit } from './protocol/units.js';
 
 /** One `key=value` pair of a descriptor. */
 export interface DescriptorEntry {
@@ -218,25 +218,17 @@ export interface RemoteOptions {
   readonly timeoutMs?: number;
 }
 
-type ShouldRateLimit = (
-  request: unknown,
-  metadata: Metadata,
-  options: { deadline: number },
-  callback: (error: ServiceError | null, response: RateLimitResponse) => void,
-) => void;
-
 /**
  * Asks a running rate limit service (this package's, or envoyproxy/ratelimit) over its gRPC API
  * (envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit), on a plaintext channel to
  * `host:port`. Limits come from that service's config; counters are shared by every caller.
  */
 export class RemoteRateLimiter implements RateLimitDecider {
-  private readonly client: InstanceType<ServiceClientConstructor>;
+  private readonly client: RateLimitClient;
   private readonly timeoutMs: number;
 
   constructor(address: string, options: RemoteOptions = {}) {
-    const { rateLimitService } = loadProtos();
-    this.client = new rateLimitService(address, credentials.createInsecure());
+    this.client = new RateLimitClient(address);
     this.timeoutMs = options.timeoutMs ?? 200;
   }
 
@@ -245,16 +237,11 @@ export class RemoteRateLimiter implements RateLimitDecider {
     descriptors: readonly Descriptor[],
     hitsAddend = 1,
   ): Promise<RateLimitDecision> {
-    const call = (this.client as unknown as { ShouldRateLimit: ShouldRateLimit }).ShouldRateLimit;
-    return new Promise((resolve, reject) =>
-      call.call(
-        this.client,
-        request(domain, descriptors, hitsAddend),
-        new Metadata(),
-        { deadline: Date.now() + this.timeoutMs },
-        (error, response) => (error ? reject(error) : resolve(decision(response))),
-      ),
-    );
+    return this.client
+      .shouldRateLimit(request(domain, descriptors, hitsAddend), new Metadata(), {
+        deadline: Date.now() + this.timeoutMs,
+      })
+      .then((response) => decision(response as unknown as RateLimitResponse));
   }
 
   async close(): Promise<void> {

@@ -1,17 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { type MemcacheSettings, readMemcacheSettings } from './backends/memcache/index.js';
-import {
-  DEFAULT_MEMORY_MAX_BYTES,
-  DEFAULT_MEMORY_MAX_COUNTERS,
-  type MemoryStoreOptions,
-} from './backends/memory.js';
-import { type RedisSettings, readRedisSettings } from './backends/redis/index.js';
+import type { BackendSettings, BackendType } from './backends/index.js';
+import { readMemcacheSettings } from './backends/memcache/index.js';
+import { DEFAULT_MEMORY_MAX_BYTES, DEFAULT_MEMORY_MAX_COUNTERS } from './backends/memory.js';
+import { readRedisSettings } from './backends/redis/index.js';
 import { EnvReader } from './env-reader.js';
 import { SettingsError } from './errors.js';
 import type { LimiterOptions } from './limiter/limiter.js';
 import type { LogLevel } from './log.js';
 import type { TracingSettings } from './observability/tracing.js';
-import type { FileProviderOptions } from './provider/file.js';
+import type { ConfigSettings } from './provider/index.js';
 import type { XdsProviderSettings } from './provider/xds/sotw-provider.js';
 import type { HttpClientLimits } from './server/client-limits.js';
 import type { GrpcServerOptions } from './server/grpc.js';
@@ -21,21 +18,6 @@ import type { ServiceOptions } from './service/ratelimit-service.js';
 import { type MogrifierSpec, parseTagPairs } from './stats/sinks/mogrifier.js';
 import type { StatSinkSettings } from './stats/sinks/select.js';
 import { DEFAULT_MAX_PER_VALUE_KEYS, type StatStoreOptions } from './stats/store.js';
-
-export type BackendType = 'redis' | 'memcache' | 'memory';
-
-/**
- * BACKEND_TYPE and the settings of that store only, shaped as the options its constructor takes.
- * EXPIRATION_JITTER_MAX_SECONDS goes to the stores whose keys expire by TTL.
- */
-export type BackendSettings =
-  | { readonly type: 'redis'; readonly redis: RedisSettings; readonly expirationJitterMaxSeconds: number }
-  | {
-      readonly type: 'memcache';
-      readonly memcache: MemcacheSettings;
-      readonly expirationJitterMaxSeconds: number;
-    }
-  | { readonly type: 'memory'; readonly memory: MemoryStoreOptions };
 
 /** Where a server listens. */
 export interface Address {
@@ -65,16 +47,7 @@ export interface Settings {
       /** GRPC_SERVER_USE_TLS and its files (mTLS with GRPC_CLIENT_TLS_CACERT); undefined: plaintext. */
       readonly tls: ServerTlsFiles | undefined;
     };
-  readonly config: {
-    readonly type: 'FILE' | 'GRPC_XDS_SOTW';
-    readonly forceStartWithoutInitialConfig: boolean;
-    readonly mergeDomainConfig: boolean;
-    readonly healthyWithAtLeastOneConfigLoaded: boolean;
-    /** RUNTIME_*: the FILE source. */
-    readonly file: FileProviderOptions;
-    /** CONFIG_GRPC_XDS_* and XDS_CLIENT_*: the GRPC_XDS_SOTW source. */
-    readonly xds: XdsProviderSettings;
-  };
+  readonly config: ConfigSettings;
   readonly limiter: LimiterOptions;
   /** LOCAL_CACHE_SIZE_IN_BYTES; 0: no local over-limit cache. */
   readonly localCacheSizeInBytes: number;

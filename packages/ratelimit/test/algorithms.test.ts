@@ -5,12 +5,12 @@ import {
   type SlidingWindowState,
   slidingWindowHit,
   slidingWindowTtlMs,
-} from '../src/limiter/algorithms/sliding-window.js';
+} from '../src/backends/algorithms/sliding-window.js';
 import {
   refillTokenBucket,
   type TokenBucketState,
   tokenBucketHit,
-} from '../src/limiter/algorithms/token-bucket.js';
+} from '../src/backends/algorithms/token-bucket.js';
 
 const T0 = 1_700_000_040_000; // a multiple of 60 s, in ms
 

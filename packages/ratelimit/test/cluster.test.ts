@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { freePort, redisCli, serviceSkip, startRedis } from '@platform/testkit';
 import { SettingsError } from '../src/errors.js';
-import { loadProtos } from '../src/server/proto.js';
+import { loadProtos } from '../src/protocol/proto.js';
 import { readSettings } from '../src/settings.js';
 import { freePorts, loopbackEnv } from './helpers/child-server.js';
 

@@ -315,3 +315,47 @@ test('an xDS document (already structured) reads without YAML resolution', () =>
     descriptor({ key: 'k', value: '010', rateLimit: block('SECOND', 3) }),
   );
 });
+
+test('yaml.v2 departures: !!binary is base64-decoded, Go float syntax takes underscores, control characters refuse the file', () => {
+  const valueField = (value: string) =>
+    readOk(`domain: d\ndescriptors:\n  - key: k\n    value: ${value}\n`).descriptors[0]?.value;
+  // !!binary: the value is the decoded bytes (yaml.v2 decodes with Go's base64.StdEncoding).
+  assert.equal(valueField('!!binary a2V5'), 'key');
+  assert.equal(valueField('!!binary "a2V5MQ=="'), 'key1');
+  assert.equal(readOk('domain: !!binary ZG9tYWlu\n').domain, 'domain');
+  for (const invalid of ['a2V5MQ', 'a2V5!', 'a2 V5', '====']) {
+    assert.equal(
+      read(`domain: d\ndescriptors:\n  - key: k\n    value: !!binary "${invalid}"\n`),
+      'config.basic.yaml: error loading config file: yaml: !!binary value contains invalid base64 data',
+      invalid,
+    );
+  }
+  // Go's strconv.ParseFloat takes underscores between digits, so `.1_0` is a float (0.1) in
+  // yaml.v2, a leaf the reference's key check refuses; `._1` and `.1_` are strings.
+  const rpu = (value: string) =>
+    read(
+      `domain: d\ndescriptors:\n  - key: k\n    rate_limit: {unit: second, requests_per_unit: ${value}}\n`,
+    );
+  assert.equal(rpu('.1_0'), 'config.basic.yaml: error checking config');
+  assert.equal(rpu('.1_0e1_0'), 'config.basic.yaml: error checking config');
+  for (const text of ['._1', '.1_', '.1__0']) {
+    assert.equal(
+      rpu(text),
+      `config.basic.yaml: error loading config file: yaml: unmarshal errors:\n  line 4: cannot unmarshal !!str \`${text}\` into uint32`,
+      text,
+    );
+  }
+  // libyaml's reader refuses a control character anywhere in the input, comments included.
+  for (const character of ['\u0007', '\u007f', '\uffff', '\ufffe', '\u0080', '\u009f']) {
+    for (const text of [`domain: d${character}\n`, `domain: d # ${character}\n`]) {
+      assert.equal(
+        read(text),
+        'config.basic.yaml: error loading config file: yaml: control characters are not allowed',
+        JSON.stringify(text),
+      );
+    }
+  }
+  for (const allowed of ['\t', '\u0085', '\u00a0', '\ud7ff', '\ue000', '\ufffd', '\u{10000}']) {
+    assert.equal(readOk(`domain: d # ${allowed}\n`).domain, 'd', JSON.stringify(allowed));
+  }
+});

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { MethodDefinition } from '@grpc/grpc-js';
+import type { DescriptorStatus, RateLimitResponse } from '../src/protocol/messages.js';
+import { loadProtos } from '../src/protocol/proto.js';
 import { encodeRateLimitResponseProto } from '../src/server/grpc-codec.js';
-import { loadProtos } from '../src/server/proto.js';
-import type { DescriptorStatus, RateLimitResponse } from '../src/service/messages.js';
 
 const method = loadProtos().rateLimitService.service.ShouldRateLimit as MethodDefinition<unknown, unknown>;
 const protobufjs = (response: RateLimitResponse) => method.responseSerialize(response);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { loadProtos } from '../src/protocol/proto.js';
 import { checkRequestBytes } from '../src/server/grpc-request-check.js';
-import { loadProtos } from '../src/server/proto.js';
 
 const method = (
   loadProtos().rateLimitService.service as unknown as Record<

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { RateLimitRequest } from '../src/protocol/messages.js';
 import { decodeRateLimitRequest, JsonRequestError } from '../src/server/json-request-decoder.js';
-import type { RateLimitRequest } from '../src/service/messages.js';
 
 function decode(body: string | Buffer): RateLimitRequest {
   return decodeRateLimitRequest(typeof body === 'string' ? Buffer.from(body) : body);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { RateLimitResponse } from '../src/protocol/messages.js';
 import { encodeRateLimitResponse } from '../src/server/json-response-encoder.js';
-import type { RateLimitResponse } from '../src/service/messages.js';
 
 test('/json encoding: enum names, "Ns" durations, default values left out', () => {
   assert.equal(

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { freePort } from '@platform/testkit';
 import { RateLimitClient } from '../src/client/client.js';
+import type { ApplyConfig } from '../src/config/source.js';
 import { silentLogger } from '../src/log.js';
 import { startServer } from '../src/main.js';
-import type { ApplyConfig, ConfigProvider } from '../src/provider/provider.js';
+import type { ConfigProvider } from '../src/provider/provider.js';
 import { readSettings } from '../src/settings.js';
 import { counter, eventually, loopbackEnv, request, startTestServer } from './helpers/server.js';
 

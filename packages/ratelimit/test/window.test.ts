@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { OVERRIDE_UNIT_NAMES, overrideUnit, parseUnit, unitNumber } from '../src/limiter/units.js';
 import { secondsUntilReset, windowStart } from '../src/limiter/window.js';
+import { OVERRIDE_UNIT_NAMES, overrideUnit, parseUnit, unitNumber } from '../src/protocol/units.js';
 
 test('windows are aligned to the Unix epoch', () => {
   assert.equal(windowStart(1234, 'MINUTE'), 1200);

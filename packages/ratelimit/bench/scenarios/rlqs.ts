@@ -1,6 +1,6 @@
 import { type ClientDuplexStream, credentials, makeGenericClientConstructor } from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
-import { protoRoot } from '../../src/server/proto.js';
+import { protoRoot } from '../../src/protocol/proto.js';
 import { measureProcess, rssMb } from '../lib/process-stats.js';
 import type { ServerProcess } from '../lib/servers.js';
 

@@ -9,10 +9,10 @@
  */
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { performance } from 'node:perf_hooks';
+import type { RateLimitRequest, RateLimitResponse } from '../../src/protocol/messages.js';
+import { loadProtos } from '../../src/protocol/proto.js';
 import { encodeRateLimitResponseProto } from '../../src/server/grpc-codec.js';
 import { checkRequestBytes } from '../../src/server/grpc-request-check.js';
-import { loadProtos } from '../../src/server/proto.js';
-import type { RateLimitRequest, RateLimitResponse } from '../../src/service/messages.js';
 import { type RateLimitService, tooManyDescriptors } from '../../src/service/ratelimit-service.js';
 import { STAT } from '../../src/stats/names.js';
 import type { StatStore } from '../../src/stats/store.js';

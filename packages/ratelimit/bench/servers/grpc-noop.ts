@@ -1,7 +1,7 @@
 // Baseline: a grpc-js server with the same protos and loader options as the rate limit service,
 // whose ShouldRateLimit answers OK at once. Usage: node dist/bench/servers/grpc-noop.js <port>
 import { Server, ServerCredentials, type sendUnaryData } from '@grpc/grpc-js';
-import { loadProtos } from '../../src/server/proto.js';
+import { loadProtos } from '../../src/protocol/proto.js';
 
 const port = Number(process.argv[2]);
 const server = new Server();

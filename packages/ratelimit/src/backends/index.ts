@@ -1,12 +1,25 @@
-import type { StoreCapabilities } from '../config/limits.js';
-import type { BackendSettings, BackendType } from '../settings.js';
 import type { DemandStore } from './demand.js';
-import { createMemcacheStore } from './memcache/index.js';
-import { MemoryStore } from './memory.js';
+import { createMemcacheStore, type MemcacheSettings } from './memcache/index.js';
+import { MemoryStore, type MemoryStoreOptions } from './memory.js';
 import { MemoryDemandStore } from './memory-demand.js';
 import { RedisDemandStore } from './redis/demand-store.js';
-import { createRedisStore } from './redis/index.js';
-import type { CounterStore, StoreDeps } from './store.js';
+import { createRedisStore, type RedisSettings } from './redis/index.js';
+import type { CounterStore, StoreCapabilities, StoreDeps } from './store.js';
+
+export type BackendType = 'redis' | 'memcache' | 'memory';
+
+/**
+ * BACKEND_TYPE and the settings of that store only, shaped as the options its constructor takes.
+ * EXPIRATION_JITTER_MAX_SECONDS goes to the stores whose keys expire by TTL.
+ */
+export type BackendSettings =
+  | { readonly type: 'redis'; readonly redis: RedisSettings; readonly expirationJitterMaxSeconds: number }
+  | {
+      readonly type: 'memcache';
+      readonly memcache: MemcacheSettings;
+      readonly expirationJitterMaxSeconds: number;
+    }
+  | { readonly type: 'memory'; readonly memory: MemoryStoreOptions };
 
 /** Creates the counter store that BACKEND_TYPE selects (redis by default). */
 export function createStore(backend: BackendSettings, deps: StoreDeps): CounterStore {

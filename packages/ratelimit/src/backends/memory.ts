@@ -1,17 +1,17 @@
-import type { AlgorithmParams } from '../config/tree.js';
 import { flatten } from '../flat-string.js';
+import type { AlgorithmParams } from '../protocol/algorithm.js';
 import {
   rollSlidingWindow,
   type SlidingWindowAnswer,
   type SlidingWindowState,
   slidingWindowHit,
-} from '../limiter/algorithms/sliding-window.js';
+} from './algorithms/sliding-window.js';
 import {
   refillTokenBucket,
   type TokenBucketAnswer,
   type TokenBucketState,
   tokenBucketHit,
-} from '../limiter/algorithms/token-bucket.js';
+} from './algorithms/token-bucket.js';
 import { KeyIndex } from './key-index.js';
 import type { CounterHit, CounterStore, HitResults, StoreDeps } from './store.js';
 

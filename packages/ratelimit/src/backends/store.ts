@@ -1,5 +1,5 @@
-import type { AlgorithmParams } from '../config/tree.js';
-import type { Unit } from '../limiter/units.js';
+import type { Algorithm, AlgorithmParams } from '../protocol/algorithm.js';
+import type { Unit } from '../protocol/units.js';
 
 /** One counter to add to, for one descriptor of one request. */
 export interface CounterHit {
@@ -72,4 +72,11 @@ export interface CounterStore {
   onHealthChange(listener: (healthy: boolean) => void): void;
   /** Flushes pending work (e.g. memcache's async increments) and closes connections. */
   close(): Promise<void>;
+}
+
+/** What a store counts: stores that keep only fixed windows refuse a config that needs more, at load. */
+export interface StoreCapabilities {
+  /** The BACKEND_TYPE, named in the error. */
+  readonly backend: string;
+  readonly algorithms: readonly Algorithm[];
 }

@@ -1,4 +1,5 @@
 import {
+  type CallOptions,
   type ChannelCredentials,
   type Client,
   type ClientReadableStream,
@@ -6,7 +7,7 @@ import {
   Metadata,
   type ServiceError,
 } from '@grpc/grpc-js';
-import { loadProtos } from '../server/proto.js';
+import { loadProtos } from '../protocol/proto.js';
 
 /** What the client sends: proto3-JSON-shaped RateLimitRequest fields (camelCase). */
 export interface ClientRequest {
@@ -22,23 +23,40 @@ export interface ClientRequest {
 type Unary = (
   request: unknown,
   metadata: Metadata,
+  options: CallOptions,
   callback: (error: ServiceError | null, response: unknown) => void,
 ) => void;
 
-/** A grpc-js client of RateLimitService and grpc.health.v1.Health, for the CLI and tests. */
+/**
+ * A grpc-js client of RateLimitService and grpc.health.v1.Health: the one client of the service,
+ * for the CLI, the library's RemoteRateLimiter and tests. The health client is made on first use.
+ */
 export class RateLimitClient {
   private readonly rls: Client;
-  private readonly health: Client;
+  private healthClient: Client | undefined;
 
-  constructor(address: string, credentials: ChannelCredentials = grpcCredentials.createInsecure()) {
-    const protos = loadProtos();
-    this.rls = new protos.rateLimitService(address, credentials);
-    this.health = new protos.health(address, credentials);
+  constructor(
+    private readonly address: string,
+    private readonly credentials: ChannelCredentials = grpcCredentials.createInsecure(),
+  ) {
+    this.rls = new (loadProtos().rateLimitService)(address, credentials);
   }
 
-  /** Resolves to the decoded RateLimitResponse; rejects with the grpc-js ServiceError. */
-  shouldRateLimit(request: ClientRequest, metadata = new Metadata()): Promise<Record<string, unknown>> {
-    return this.call(this.rls, 'ShouldRateLimit', request, metadata);
+  /**
+   * Resolves to the decoded RateLimitResponse; rejects with the grpc-js ServiceError (also when
+   * `options.deadline`, a time in ms since the epoch, passes first).
+   */
+  shouldRateLimit(
+    request: ClientRequest,
+    metadata = new Metadata(),
+    options: CallOptions = {},
+  ): Promise<Record<string, unknown>> {
+    return this.call(this.rls, 'ShouldRateLimit', request, metadata, options);
+  }
+
+  private get health(): Client {
+    this.healthClient ??= new (loadProtos().health)(this.address, this.credentials);
+    return this.healthClient;
   }
 
   check(service: string): Promise<{ status: string }> {
@@ -58,10 +76,11 @@ export class RateLimitClient {
     method: string,
     request: unknown,
     metadata = new Metadata(),
+    options: CallOptions = {},
   ): Promise<Record<string, unknown>> {
     const fn = (client as unknown as Record<string, Unary>)[method] as Unary;
     return new Promise((resolve, reject) =>
-      fn.call(client, request, metadata, (error, response) =>
+      fn.call(client, request, metadata, options, (error, response) =>
         error ? reject(error) : resolve(response as Record<string, unknown>),
       ),
     );
@@ -69,6 +88,6 @@ export class RateLimitClient {
 
   close(): void {
     this.rls.close();
-    this.health.close();
+    this.healthClient?.close();
   }
 }

@@ -9,7 +9,7 @@ import {
   type ServiceError,
 } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
-import { protoRoot } from '../server/proto.js';
+import { protoRoot } from '../protocol/proto.js';
 
 /** An assignment as the server sent it (envoy.type.v3.RateLimitStrategy, flattened). */
 export type QuotaStrategy =

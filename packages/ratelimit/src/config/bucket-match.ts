@@ -1,4 +1,5 @@
-import { type Entry, matchDescriptor } from './match.js';
+import type { Entry } from '../protocol/messages.js';
+import { matchDescriptor } from './match.js';
 import type { LimitMatch, RateLimitConfig } from './tree.js';
 
 /**

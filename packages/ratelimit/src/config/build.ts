@@ -1,7 +1,8 @@
+import type { StoreCapabilities } from '../backends/store.js';
 import { ConfigError } from '../errors.js';
 import { flatten } from '../flat-string.js';
 import type { ConfigDocument, DescriptorConfig } from './document.js';
-import { buildRule, type StoreCapabilities } from './limits.js';
+import { buildRule } from './limits.js';
 import type { DescriptorLevel, DescriptorNode, KeyEntries, RateLimitConfig, RateLimitRule } from './tree.js';
 
 interface MutableLevel extends DescriptorLevel {

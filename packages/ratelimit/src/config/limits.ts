@@ -1,7 +1,9 @@
+import type { StoreCapabilities } from '../backends/store.js';
 import { ConfigError } from '../errors.js';
-import { parseUnit, type Unit, unitSeconds } from '../limiter/units.js';
+import type { Algorithm, AlgorithmParams } from '../protocol/algorithm.js';
+import { parseUnit, type Unit, unitSeconds } from '../protocol/units.js';
 import type { RateLimitBlock } from './document.js';
-import type { Algorithm, AlgorithmParams, Limit, RateLimitRule } from './tree.js';
+import type { Limit, RateLimitRule } from './tree.js';
 
 const ALGORITHMS: readonly Algorithm[] = ['fixed_window', 'sliding_window', 'token_bucket'];
 /**
@@ -11,13 +13,6 @@ const ALGORITHMS: readonly Algorithm[] = ['fixed_window', 'sliding_window', 'tok
 export const MAX_WINDOW_SECONDS = 1_000_000_000;
 /** burst × window in ms must stay below 2^53, where a bucket's whole-number arithmetic is exact. */
 const MAX_BUCKET_UNITS = Number.MAX_SAFE_INTEGER;
-
-/** Stores that keep only fixed windows refuse a config that needs more, at load. */
-export interface StoreCapabilities {
-  /** The BACKEND_TYPE, named in the error. */
-  readonly backend: string;
-  readonly algorithms: readonly Algorithm[];
-}
 
 /**
  * The rule of a descriptor with `rate_limit` or `rate_limits`: the reference's checks for a

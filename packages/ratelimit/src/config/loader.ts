@@ -1,9 +1,9 @@
+import type { StoreCapabilities } from '../backends/store.js';
+import type { ApplyConfig, ConfigSource } from '../config/source.js';
 import type { Logger } from '../log.js';
-import type { ApplyConfig, ConfigSource } from '../provider/provider.js';
 import { STAT } from '../stats/names.js';
 import type { StatStore } from '../stats/store.js';
 import { buildConfig } from './build.js';
-import type { StoreCapabilities } from './limits.js';
 import type { RateLimitConfig } from './tree.js';
 import { readConfigDocument } from './yaml-reader.js';
 

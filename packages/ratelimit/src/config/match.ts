@@ -1,9 +1,5 @@
+import type { Entry } from '../protocol/messages.js';
 import type { DescriptorNode, DomainConfig, KeyEntries, LimitMatch } from './tree.js';
-
-export interface Entry {
-  readonly key: string;
-  readonly value: string;
-}
 
 enum MatchedBy {
   Value = 0,

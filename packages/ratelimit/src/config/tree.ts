@@ -1,19 +1,5 @@
-import type { Unit } from '../limiter/units.js';
-
-export type Algorithm = 'fixed_window' | 'sliding_window' | 'token_bucket';
-
-/**
- * How a counter is kept in a store, for the algorithms other than the fixed window (which
- * needs none of this): built once at load time, so a request allocates nothing for it.
- */
-export type AlgorithmParams =
-  | { readonly kind: 'sliding_window'; readonly windowMs: number }
-  | {
-      readonly kind: 'token_bucket';
-      readonly windowMs: number;
-      /** Tokens refilled per window (requests_per_unit). */
-      readonly rate: number;
-    };
+import type { Algorithm, AlgorithmParams } from '../protocol/algorithm.js';
+import type { Unit } from '../protocol/units.js';
 
 /** One limit of a rule: its `rate_limit` block, or one entry of its `rate_limits` list. */
 export interface Limit {

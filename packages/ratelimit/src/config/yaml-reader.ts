@@ -14,14 +14,15 @@ import {
   type YAMLMap,
   Document as YamlDocument,
 } from 'yaml';
+import type { ConfigSource } from '../config/source.js';
 import { ConfigError } from '../errors.js';
-import type { ConfigSource } from '../provider/provider.js';
-import { UINT32_MAX } from '../service/messages.js';
+import { UINT32_MAX } from '../protocol/messages.js';
 import type { ConfigDocument, DescriptorConfig, RateLimitBlock } from './document.js';
 import {
   type GoValue,
   goSyntax,
   goText,
+  hasControlCharacter,
   isGoInt,
   type Resolved,
   resolveScalar,
@@ -93,6 +94,10 @@ export function readConfigDocument(source: ConfigSource): ConfigDocument {
 }
 
 function parseYaml(name: string, text: string, lineCounter: LineCounter): Document {
+  // libyaml checks every character it reads, before parsing: the whole file is refused.
+  if (hasControlCharacter(text)) {
+    throw new ConfigError(name, 'error loading config file: yaml: control characters are not allowed');
+  }
   // The failsafe schema leaves every scalar a string: yaml.v2's own resolution is applied later.
   const options = { version: '1.1', schema: 'failsafe', uniqueKeys: false, lineCounter } as const;
   // yaml.v2 reads only the first document of a stream, so later documents are ignored.
@@ -325,7 +330,7 @@ class Decoder {
 
   private fieldName(node: Node | null): string | undefined {
     return this.enter(node, (target) => {
-      if (isScalar(target)) return scalarOf(target).value === null ? '' : textOf(target);
+      if (isScalar(target)) return stringOf(target);
       this.fail(target, 'string');
       return undefined;
     });
@@ -333,7 +338,7 @@ class Decoder {
 
   string(node: Node): string {
     return this.enter(node, (target) => {
-      if (isScalar(target)) return scalarOf(target).value === null ? '' : textOf(target);
+      if (isScalar(target)) return stringOf(target);
       this.fail(target, 'string');
       return '';
     });
@@ -509,6 +514,13 @@ const REPLACE_FIELDS: Fields<{ name: string }> = {
 function textOf(node: Scalar): string {
   if (node.source !== undefined) return node.source;
   return node.value === null ? '' : String(node.value);
+}
+
+/** A scalar decoded into a Go string: its text, '' for null, the decoded bytes of a !!binary. */
+function stringOf(node: Scalar): string {
+  const resolved = scalarOf(node);
+  if (resolved.value === null) return '';
+  return resolved.tag === '!!binary' ? (resolved.value as string) : textOf(node);
 }
 
 const resolvedCache = new WeakMap<Scalar, Resolved>();

@@ -39,7 +39,11 @@ for (const [tag, value, words] of [
 /** First characters after which resolve.go looks further than `!!str` (its resolveTable). */
 const HINTED = /^[-+0-9yYnNtTfFoO~.]/;
 const YAML_STYLE_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
-const DOT_FLOAT = /^\.[0-9]+([eE][-+]?[0-9]+)?$/;
+/**
+ * strconv.ParseFloat's syntax for a text starting with `.` (yaml.v2 hands such a text to it as it
+ * is): digits with single underscores between them, in the fraction and the exponent.
+ */
+const DOT_FLOAT = /^\.[0-9]+(?:_[0-9]+)*(?:[eE][-+]?[0-9]+(?:_[0-9]+)*)?$/;
 /** Go's strconv.ParseInt(s, 0, 64) syntax: sign, then a 0x/0o/0b prefix, a leading-0 octal or decimal. */
 const GO_INT = /^([-+]?)(?:0[xX]([0-9a-fA-F]+)|0[oO]([0-7]+)|0[bB]([01]+)|0([0-7]*)|([1-9][0-9]*))$/;
 const INT64_MIN = -(2n ** 63n);
@@ -52,6 +56,7 @@ const UINT64_MAX = 2n ** 64n - 1n;
  */
 export function resolveScalar(text: string, tag: string, plain: boolean): Resolved {
   if (tag === '' && !plain) return { tag: '!!str', value: text };
+  if (tag === '!!binary') return { tag, value: decodeBinary(text) };
   if (!RESOLVABLE_TAGS.has(tag)) return { tag, value: text };
   const resolved = tag === '!!str' ? { tag: '!!str', value: text } : resolveText(text, tag);
   if (tag === '' || tag === '!!str' || tag === resolved.tag) return resolved;
@@ -64,7 +69,7 @@ function resolveText(text: string, tag: string): Resolved {
   const word = WORDS.get(text);
   if (word) return word;
   if (text.startsWith('.')) {
-    const float = DOT_FLOAT.test(text) ? Number(text) : Number.NaN;
+    const float = DOT_FLOAT.test(text) ? Number(text.replaceAll('_', '')) : Number.NaN;
     return Number.isFinite(float) ? { tag: '!!float', value: float } : { tag: '!!str', value: text };
   }
   if (/^[-+0-9]/.test(text)) {
@@ -81,6 +86,30 @@ function resolveText(text: string, tag: string): Resolved {
     }
   }
   return { tag: '!!str', value: text };
+}
+
+/** Go's base64.StdEncoding: padded, the standard alphabet; CR and LF anywhere are skipped. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * A `!!binary` scalar's value: yaml.v2 decodes it as base64 into a Go string of its bytes (read
+ * here as UTF-8), and fails the whole decode on invalid base64.
+ */
+function decodeBinary(text: string): string {
+  const packed = text.replace(/[\r\n]/g, '');
+  if (!BASE64.test(packed)) throw new YamlFatal('!!binary value contains invalid base64 data');
+  return Buffer.from(packed, 'base64').toString('utf8');
+}
+
+/**
+ * libyaml's reader check (yaml_parser_update_buffer): a character outside tab, LF, CR, the
+ * printable ASCII, NEL, U+00A0-U+D7FF, U+E000-U+FFFD and U+10000 up makes yaml.v2 refuse the input.
+ */
+const CONTROL_CHARACTER = /[^\t\n\r\x20-\x7e\x85\u00a0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
+
+/** Whether the input holds a character yaml.v2's reader refuses ("control characters are not allowed"). */
+export function hasControlCharacter(text: string): boolean {
+  return CONTROL_CHARACTER.test(text);
 }
 
 /** strconv.ParseInt(s, 0, 64), then ParseUint(s, 0, 64) (which takes no sign); undefined when both fail. */

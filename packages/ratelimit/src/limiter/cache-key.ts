@@ -1,4 +1,4 @@
-import type { Entry } from '../config/match.js';
+import type { Entry } from '../protocol/messages.js';
 
 /**
  * The reference's cache key without its window start, `<prefix><domain>_<k1>_<v1>_..._`, built

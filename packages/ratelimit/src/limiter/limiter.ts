@@ -1,12 +1,12 @@
 import type { CounterHit, CounterStore, HitResults } from '../backends/store.js';
 import type { Limit, LimitMatch } from '../config/tree.js';
-import type { DescriptorStatus, RequestDescriptor } from '../service/messages.js';
+import type { DescriptorStatus, RequestDescriptor } from '../protocol/messages.js';
+import type { Unit } from '../protocol/units.js';
 import type { RuleStats, StatStore } from '../stats/store.js';
 import { cacheKeyBody } from './cache-key.js';
 import { type Clock, secondOf } from './clock.js';
 import { applyCounterResult, nearLimitThreshold, shadowedHits } from './decision.js';
 import type { LocalOverLimitCache } from './local-cache.js';
-import type { Unit } from './units.js';
 import { secondsLeftIn, windowStartOf } from './window.js';
 
 export interface LimiterOptions {

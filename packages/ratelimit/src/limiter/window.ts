@@ -1,4 +1,4 @@
-import { type Unit, unitSeconds } from './units.js';
+import { type Unit, unitSeconds } from '../protocol/units.js';
 
 /** Start of the epoch-aligned window of `windowSeconds` holding `nowSeconds` (integer Unix seconds). */
 export function windowStartOf(nowSeconds: number, windowSeconds: number): number {

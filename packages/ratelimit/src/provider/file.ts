@@ -1,9 +1,10 @@
 import { type FSWatcher, watch } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
+import type { ApplyConfig, ConfigSource } from '../config/source.js';
 import { StartupError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { ApplyConfig, ConfigProvider, ConfigSource } from './provider.js';
+import type { ConfigProvider } from './provider.js';
 
 export interface FileProviderOptions {
   readonly runtimeRoot: string;

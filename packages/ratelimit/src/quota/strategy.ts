@@ -1,5 +1,5 @@
 import type { LimitMatch } from '../config/tree.js';
-import { UNITS, type Unit } from '../limiter/units.js';
+import { UNITS, type Unit } from '../protocol/units.js';
 
 /** The units of envoy.type.v3.RateLimitUnit, which a RequestsPerTimeUnit strategy can name. */
 export type StrategyUnit = 'SECOND' | 'MINUTE' | 'HOUR' | 'DAY' | 'MONTH' | 'YEAR';

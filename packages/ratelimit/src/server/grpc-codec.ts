@@ -1,5 +1,5 @@
-import { unitNumber } from '../limiter/units.js';
-import type { DescriptorStatus, HeaderValue, RateLimitResponse } from '../service/messages.js';
+import type { DescriptorStatus, HeaderValue, RateLimitResponse } from '../protocol/messages.js';
+import { unitNumber } from '../protocol/units.js';
 
 /** RateLimitResponse.Code numbers (rls.proto). */
 const CODE_NUMBERS: Readonly<Record<string, number>> = { UNKNOWN: 0, OK: 1, OVER_LIMIT: 2 };

@@ -10,14 +10,14 @@ import {
   status,
 } from '@grpc/grpc-js';
 import { isTracingActive, SpanKind, withSpan } from '../observability/spans.js';
-import type { JsonValue, RateLimitRequest, RateLimitResponse } from '../service/messages.js';
+import type { JsonValue, RateLimitRequest, RateLimitResponse } from '../protocol/messages.js';
+import { loadProtos } from '../protocol/proto.js';
 import { type RateLimitService, tooManyDescriptors } from '../service/ratelimit-service.js';
 import { STAT } from '../stats/names.js';
 import type { StatStore } from '../stats/store.js';
 import { encodeRateLimitResponseProto } from './grpc-codec.js';
 import { checkRequestBytes, type RequestProblem } from './grpc-request-check.js';
 import type { HealthModel } from './health.js';
-import { loadProtos } from './proto.js';
 
 export interface GrpcServerOptions {
   /** GRPC_MAX_CONNECTION_AGE in ms; grpc-js adds the ±10% jitter. */

@@ -2,7 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from '../log.js';
 import { isTracingActive, timedSpan } from '../observability/spans.js';
-import type { RateLimitResponse } from '../service/messages.js';
+import type { RateLimitResponse } from '../protocol/messages.js';
 import type { RateLimitService } from '../service/ratelimit-service.js';
 import { boundedHttpServer, type HttpClientLimits } from './client-limits.js';
 import type { HealthModel } from './health.js';

@@ -1,7 +1,6 @@
 import { isUtf8 } from 'node:buffer';
-import type { Entry } from '../config/match.js';
-import { OVERRIDE_UNIT_NAMES } from '../limiter/units.js';
-import type { RateLimitRequest, RequestDescriptor } from '../service/messages.js';
+import type { Entry, RateLimitRequest, RequestDescriptor } from '../protocol/messages.js';
+import { OVERRIDE_UNIT_NAMES } from '../protocol/units.js';
 
 /** The body is not a proto3-JSON RateLimitRequest; /json answers 400 `Bad Request`. */
 export class JsonRequestError extends Error {

@@ -1,5 +1,5 @@
-import { UNITS } from '../limiter/units.js';
-import type { DescriptorStatus, RateLimitResponse } from '../service/messages.js';
+import type { DescriptorStatus, RateLimitResponse } from '../protocol/messages.js';
+import { UNITS } from '../protocol/units.js';
 
 /** The /json answer: its text, and that text's length in UTF-8 bytes. */
 export interface EncodedJson {

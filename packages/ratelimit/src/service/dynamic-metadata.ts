@@ -1,4 +1,4 @@
-import type { JsonValue, RateLimitRequest } from './messages.js';
+import type { JsonValue, RateLimitRequest } from '../protocol/messages.js';
 
 /**
  * RESPONSE_DYNAMIC_METADATA: the request echoed back as

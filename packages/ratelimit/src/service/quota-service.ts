@@ -1,8 +1,8 @@
 import type { DemandStore, DemandWrite } from '../backends/demand.js';
 import { bucketDescriptor, matchBucket } from '../config/bucket-match.js';
-import type { Entry } from '../config/match.js';
 import type { RateLimitConfig } from '../config/tree.js';
 import type { Logger } from '../log.js';
+import type { Entry } from '../protocol/messages.js';
 import { assign } from '../quota/assign.js';
 import { quotaOf, type Strategy, strategyKey } from '../quota/strategy.js';
 import { sanitizeStatName } from '../stats/names.js';

@@ -1,14 +1,10 @@
-import { fixedWindowLimit } from '../config/limits.js';
 import type { ConfigHolder } from '../config/loader.js';
 import { matchDescriptor } from '../config/match.js';
-import type { DomainConfig, LimitMatch, RateLimitRule } from '../config/tree.js';
+import { overrideMatch } from '../config/override.js';
+import type { DomainConfig, RateLimitRule } from '../config/tree.js';
 import { ServiceError, StoreError } from '../errors.js';
 import type { CountedLimit, RateLimiter } from '../limiter/limiter.js';
-import { OVERRIDE_UNIT_NAMES, overrideUnit } from '../limiter/units.js';
 import { isTracingActive, timedSpan } from '../observability/spans.js';
-import { STAT } from '../stats/names.js';
-import type { Counter, StatStore } from '../stats/store.js';
-import { buildDynamicMetadata } from './dynamic-metadata.js';
 import {
   type DescriptorStatus,
   type HeaderValue,
@@ -17,7 +13,10 @@ import {
   type RateLimitResponse,
   type RequestDescriptor,
   unlimitedStatus,
-} from './messages.js';
+} from '../protocol/messages.js';
+import { STAT } from '../stats/names.js';
+import type { Counter, StatStore } from '../stats/store.js';
+import { buildDynamicMetadata } from './dynamic-metadata.js';
 
 /** One text for both checks: the gRPC one stops counting at the first descriptor past `max`. */
 export function tooManyDescriptors(max: number): ServiceError {
@@ -251,33 +250,4 @@ function countableAddend(value: number | bigint, index: number): number {
   throw new ServiceError(
     `descriptor ${index} hits_addend ${exact} is above ${Number.MAX_SAFE_INTEGER}, the largest the counters hold exactly`,
   );
-}
-
-/** A request's limit override: stat key `<domain>.<k1>[_<v1>]...`, never shadowed, no name. */
-function overrideMatch(domain: string, descriptor: RequestDescriptor): LimitMatch {
-  const override = descriptor.limit as NonNullable<RequestDescriptor['limit']>;
-  const unit = typeof override.unit === 'string' ? overrideUnit(override.unit) : undefined;
-  if (!unit) {
-    throw new ServiceError(
-      `invalid rate limit unit '${override.unit}' in the descriptor's limit override: use ${OVERRIDE_UNIT_NAMES.slice(1).join(', ')}`,
-    );
-  }
-  let statKey = domain;
-  for (const entry of descriptor.entries) {
-    statKey += entry.value === '' ? `.${entry.key}` : `.${entry.key}_${entry.value}`;
-  }
-  return {
-    rule: {
-      fullKey: statKey,
-      requestsPerUnit: override.requestsPerUnit,
-      unit,
-      unlimited: false,
-      limits: [fixedWindowLimit(unit, override.requestsPerUnit)],
-      name: '',
-      replaces: [],
-      shadowMode: false,
-    },
-    statKey,
-    sharedValues: undefined,
-  };
 }

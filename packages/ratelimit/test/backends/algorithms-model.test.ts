@@ -4,8 +4,8 @@ import { type RedisProcess, serviceSkip, startRedis } from '@platform/testkit';
 import { MemoryStore } from '../../src/backends/memory.js';
 import { RedisCounterStore, readRedisSettings } from '../../src/backends/redis/index.js';
 import type { CounterHit } from '../../src/backends/store.js';
-import type { AlgorithmParams } from '../../src/config/tree.js';
 import { silentLogger } from '../../src/log.js';
+import type { AlgorithmParams } from '../../src/protocol/algorithm.js';
 import { StatStore } from '../../src/stats/store.js';
 import { recordingDeps, uniquePrefix } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { type RedisProcess, startRedis } from '@platform/testkit';
 import type { CounterHit, StoreDeps } from '../../src/backends/store.js';
-import { type Unit, unitSeconds } from '../../src/limiter/units.js';
+import { type Unit, unitSeconds } from '../../src/protocol/units.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /** Store dependencies that record what the store reports, with a fixed clock and no jitter. */

@@ -7,7 +7,7 @@ import {
   type ServiceError,
 } from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
-import { protoRoot } from '../../src/server/proto.js';
+import { protoRoot } from '../../src/protocol/proto.js';
 
 /**
  * A test client that speaks RLQS as Envoy does, through grpc-js, with messages encoded and decoded

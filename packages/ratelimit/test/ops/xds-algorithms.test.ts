@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import protobuf from 'protobufjs';
 import { loadConfig } from '../../src/config/loader.js';
+import type { ConfigSource } from '../../src/config/source.js';
 import type { RateLimitConfig } from '../../src/config/tree.js';
-import type { ConfigSource } from '../../src/provider/provider.js';
 import {
   decodeRateLimitConfig,
   encodeRateLimitConfig,

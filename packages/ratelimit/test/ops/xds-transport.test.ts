@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { ConfigSource } from '../../src/provider/provider.js';
+import type { ConfigSource } from '../../src/config/source.js';
 import { xdsChannelCredentials } from '../../src/provider/xds/credentials.js';
 import { XdsManagementServer } from '../../src/provider/xds/management-server.js';
 import { XdsSotwProvider } from '../../src/provider/xds/sotw-provider.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Server, ServerCredentials, type ServerDuplexStream } from '@grpc/grpc-js';
-import type { ConfigSource } from '../../src/provider/provider.js';
+import type { ConfigSource } from '../../src/config/source.js';
 import { backoffDelay } from '../../src/provider/xds/backoff.js';
 import type { YamlDescriptor, YamlDocument } from '../../src/provider/xds/convert.js';
 import { type ObservedRequest, XdsManagementServer } from '../../src/provider/xds/management-server.js';

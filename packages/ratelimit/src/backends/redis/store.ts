@@ -1,4 +1,4 @@
-import type { AlgorithmParams } from '../../config/tree.js';
+import type { AlgorithmParams } from '../../protocol/algorithm.js';
 import type { CounterHit, CounterStore, HitResults, StoreDeps } from '../store.js';
 import { type CommandBatch, type ScriptSpec, scriptSpec } from './commands.js';
 import { RedisInstance } from './instance.js';

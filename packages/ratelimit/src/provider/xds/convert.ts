@@ -1,5 +1,5 @@
-import { unitNumber } from '../../limiter/units.js';
-import { UINT32_MAX } from '../../service/messages.js';
+import { UINT32_MAX } from '../../protocol/messages.js';
+import { unitNumber } from '../../protocol/units.js';
 import { RateLimitConfigType } from './protos.js';
 
 /** RateLimitConfig as protobufjs decodes it (keepCase, enums as names). */

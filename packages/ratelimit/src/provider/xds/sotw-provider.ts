@@ -1,5 +1,6 @@
 import { type ClientDuplexStream, Metadata, status } from '@grpc/grpc-js';
-import type { ApplyConfig, ConfigProvider, ConfigSource } from '../provider.js';
+import type { ApplyConfig, ConfigSource } from '../../config/source.js';
+import type { ConfigProvider } from '../provider.js';
 import { type BackoffSettings, backoffDelay } from './backoff.js';
 import { decodeRateLimitConfig, toYamlDocument } from './convert.js';
 import { type XdsTlsSettings, xdsChannelCredentials } from './credentials.js';

@@ -1,5 +1,10 @@
-import type { Entry } from '../config/match.js';
-import type { Unit } from '../limiter/units.js';
+import type { Unit } from './units.js';
+
+/** One `key=value` pair of a request's descriptor (rls.proto's RateLimitDescriptor.Entry). */
+export interface Entry {
+  readonly key: string;
+  readonly value: string;
+}
 
 /**
  * The decoded RateLimitRequest, in the shape @grpc/proto-loader produces (camelCase fields,
