@@ -14,6 +14,8 @@ module.exports = {
     { name: 'provider', path: `${src}provider/` },
     // ShouldRateLimit: validation, matching, the decision and its response
     { name: 'service', path: `${src}service/` },
+    // RLQS arithmetic, pure: a rule as a bucket's strategy, the fair share of a quota among clients
+    { name: 'quota', path: `${src}quota/` },
     // the limiter: cache keys, windows, the local over-limit cache, the one store call per request
     { name: 'limiter', path: `${src}limiter/` },
     // config: the YAML reader, the rule tree, matching, a request's limit override
