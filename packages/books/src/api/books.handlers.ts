@@ -1,19 +1,19 @@
 import type { FastifyRequest } from 'fastify';
-import { signedInUser } from '../../auth/signed-in-user.js';
-import type { Schemas } from '../../contract/schemas.js';
+import { signedInUser } from '../auth/signed-in-user.js';
+import type { Schemas } from '../contract/schemas.js';
 import {
   conditionalGet,
   entityTag,
   sendTagged,
   versionForConditionalWrite,
-} from '../../http/conditional-requests.js';
-import { baseUrlOf } from '../../http/links.js';
-import { HAL_CONTENT_TYPE, type OperationHandlers } from '../../http/operations.js';
-import { pageLinks, pageMetadata, pageRequest } from '../../http/pagination.js';
-import type { User } from '../users/user.js';
-import type { Book, BookFields } from './book.js';
+} from '../http/conditional-requests.js';
+import { baseUrlOf } from '../http/links.js';
+import { HAL_CONTENT_TYPE, type OperationHandlers } from '../http/operations.js';
+import { pageLinks, pageMetadata, pageRequest } from '../http/pagination.js';
+import type { Book, BookFields } from '../modules/books/book.js';
+import type { BooksService } from '../modules/books/books.service.js';
+import type { User } from '../modules/users/user.js';
 import { bookResource } from './books.resource.js';
-import type { BooksService } from './books.service.js';
 
 /** The body after validation: the contract's default has filled in `copies`. */
 function withCopies(body: Schemas['BookInput']): BookFields {

@@ -1,17 +1,17 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { signedInUser } from '../../auth/signed-in-user.js';
+import { signedInUser } from '../auth/signed-in-user.js';
 import {
   conditionalGet,
   entityTag,
   sendTagged,
   versionForConditionalWrite,
-} from '../../http/conditional-requests.js';
-import { baseUrlOf } from '../../http/links.js';
-import { HAL_CONTENT_TYPE, type OperationHandlers } from '../../http/operations.js';
-import { pageLinks, pageMetadata, pageRequest } from '../../http/pagination.js';
-import type { Transition } from './reservation.js';
+} from '../http/conditional-requests.js';
+import { baseUrlOf } from '../http/links.js';
+import { HAL_CONTENT_TYPE, type OperationHandlers } from '../http/operations.js';
+import { pageLinks, pageMetadata, pageRequest } from '../http/pagination.js';
+import type { Transition } from '../modules/reservations/reservation.js';
+import type { ReservationsService } from '../modules/reservations/reservations.service.js';
 import { reservationResource } from './reservations.resource.js';
-import type { ReservationsService } from './reservations.service.js';
 
 type ReservationOperations =
   | 'createReservation'
