@@ -1,6 +1,6 @@
 /** The parts of a V8 CPU profile (.cpuprofile, as `node --cpu-prof` writes it) a summary needs. */
 export interface CpuProfile {
-  nodes: { id: number; callFrame: { functionName: string; url: string } }[];
+  nodes: { id: number; callFrame: { functionName: string; url: string }; children?: number[] }[];
   samples: number[];
   timeDeltas: number[];
 }
@@ -31,6 +31,18 @@ export function originOf(callFrame: { functionName: string; url: string }): stri
   return url;
 }
 
+/** The nodes under a call into node:inspector: the profiler stopping and sending its profile, not the service. */
+function profilerNodes(profile: CpuProfile): Set<number> {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const inside = new Set<number>();
+  const mark = (id: number) => {
+    inside.add(id);
+    for (const child of byId.get(id)?.children ?? []) mark(child);
+  };
+  for (const node of profile.nodes) if (node.callFrame.url === 'node:inspector') mark(node.id);
+  return inside;
+}
+
 /**
  * Self time by origin, as shares of the samples in which the process was busy (`(idle)` left out),
  * largest first.
@@ -38,13 +50,16 @@ export function originOf(callFrame: { functionName: string; url: string }): stri
 export function summarise(
   profile: CpuProfile,
   by: (frame: CpuProfile['nodes'][number]['callFrame']) => string = originOf,
+  /** Items left out of the busy time (the kernel's socket writes, whose cost follows the machine's load). */
+  leaveOut: readonly string[] = [],
 ): ProfileShare[] {
   const itemOf = new Map(profile.nodes.map((node) => [node.id, by(node.callFrame)]));
+  const profiler = profilerNodes(profile);
   const time = new Map<string, number>();
   let busy = 0;
   profile.samples.forEach((id, index) => {
     const item = itemOf.get(id) ?? '(unknown)';
-    if (item === '(idle)') return;
+    if (item === '(idle)' || profiler.has(id) || leaveOut.includes(item)) return;
     const delta = profile.timeDeltas[index] ?? 0;
     busy += delta;
     time.set(item, (time.get(item) ?? 0) + delta);

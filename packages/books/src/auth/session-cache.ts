@@ -68,13 +68,23 @@ export class CachingSessionStore implements SessionStore {
     return this.store.countActive();
   }
 
-  async find(id: string): Promise<Session | undefined> {
-    const idHash = this.hashId(id);
-    const entry = this.entries.get(idHash);
+  peek(id: string): Session | undefined {
+    const entry = this.entries.get(this.hashId(id));
     const now = this.now();
     if (entry !== undefined && entry.cachedUntil > now && entry.session.expiresAt.getTime() > now) {
       return { ...entry.session };
     }
+    return undefined;
+  }
+
+  touchDue(session: Session): boolean {
+    return this.store.touchDue(session);
+  }
+
+  async find(id: string): Promise<Session | undefined> {
+    const cached = this.peek(id);
+    if (cached !== undefined) return cached;
+    const idHash = this.hashId(id);
     this.entries.delete(idHash);
     let lookup = this.lookups.get(idHash);
     if (lookup === undefined) {

@@ -27,6 +27,13 @@ export interface SessionStore {
   create(userId: string | null, data?: SessionData): Promise<string>;
   /** The live session for a cookie value, with its user; undefined when unknown or idle for too long. */
   find(id: string): Promise<Session | undefined>;
+  /**
+   * The live session for a cookie value when the store holds it in memory, without any I/O; undefined
+   * when it would have to look (then `find`).
+   */
+  peek(id: string): Session | undefined;
+  /** Whether `touch` would write now (the slide is throttled, so most requests write nothing). */
+  touchDue(session: Session): boolean;
   /** Slides the idle timeout forward (the store decides how often it writes). */
   touch(session: Session): Promise<void>;
   saveData(session: Session): Promise<void>;
@@ -95,11 +102,19 @@ export class DatabaseSessionStore implements SessionStore {
     return { idHash: row.id_hash, user, data: row.data, expiresAt: row.expires_at };
   }
 
+  /** Holds nothing in memory: every lookup is a query. */
+  peek(): Session | undefined {
+    return undefined;
+  }
+
+  touchDue(session: Session): boolean {
+    return session.expiresAt.getTime() - this.clock() <= this.idleTimeoutMs - this.touchIntervalMs;
+  }
+
   /** Slides the idle timeout forward, writing only when the last slide is older than the touch interval. */
   async touch(session: Session): Promise<void> {
-    const now = this.clock();
-    if (session.expiresAt.getTime() - now > this.idleTimeoutMs - this.touchIntervalMs) return;
-    const expiresAt = new Date(now + this.idleTimeoutMs);
+    if (!this.touchDue(session)) return;
+    const expiresAt = new Date(this.clock() + this.idleTimeoutMs);
     await this.db.query('update sessions set expires_at = $2 where id_hash = $1', [
       session.idHash,
       expiresAt,

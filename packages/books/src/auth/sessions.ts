@@ -132,14 +132,26 @@ async function sessionPlugin(
   app.addHook('onClose', async () => clearInterval(purge));
   app.decorateRequest('session', null);
   app.decorateRequest('user', null);
-  app.addHook('onRequest', async (request) => {
-    const id = request.cookies[SESSION_COOKIE];
-    if (id === undefined || id === '') return;
+  const attach = (request: FastifyRequest, session: Session) => {
+    request.session = session;
+    request.user = session.user ?? null;
+  };
+  const lookUp = async (request: FastifyRequest, id: string) => {
     const session = await store.find(id);
     if (session === undefined) return;
     await store.touch(session);
-    request.session = session;
-    request.user = session.user ?? null;
+    attach(request, session);
+  };
+  // Synchronous while the session is in memory and its idle slide writes nothing (most requests).
+  app.addHook('onRequest', (request, _reply, done) => {
+    const id = request.cookies[SESSION_COOKIE];
+    if (id === undefined || id === '') return done();
+    const cached = store.peek(id);
+    if (cached !== undefined && !store.touchDue(cached)) {
+      attach(request, cached);
+      return done();
+    }
+    lookUp(request, id).then(() => done(), done);
   });
 }
 
