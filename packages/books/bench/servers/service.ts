@@ -3,7 +3,9 @@
 import { buildApp } from '../../src/app/app.js';
 import { loadConfig } from '../../src/config.js';
 import { announce, openBenchDatabase } from './database.js';
+import { profileOnSignal } from './profiler.js';
 
+profileOnSignal(process.env.BENCH_PROFILE_FILE);
 const db = await openBenchDatabase(process.env);
 const config = loadConfig(process.env);
 const app = await buildApp({ config, db, logger: false });

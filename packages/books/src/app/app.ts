@@ -18,6 +18,7 @@ import { loginRoutes } from '../login/routes.js';
 import { BooksRepository } from '../modules/books/books.repository.js';
 import { BooksService } from '../modules/books/books.service.js';
 import { expirySchedule } from '../modules/reservations/expiry-schedule.js';
+import { PickupExpiry } from '../modules/reservations/pickup-expiry.js';
 import { ReservationsRepository } from '../modules/reservations/reservations.repository.js';
 import { ReservationsService } from '../modules/reservations/reservations.service.js';
 import { UsersRepository } from '../modules/users/users.repository.js';
@@ -100,13 +101,17 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
     now,
   );
   const { pickupMs, expirySweepMs } = config.reservations;
-  const reservationsService = new ReservationsService(new ReservationsRepository(db, pickupMs), now);
-  const booksService = new BooksService(
-    new BooksRepository(db, pickupMs),
-    () => reservationsService.expireOverdue(),
+  const reservationsRepository = new ReservationsRepository(db, pickupMs);
+  // Reads trust the earliest deadline a probe found for at most a sweep interval (see PickupExpiry).
+  const expiry = new PickupExpiry(
+    (at) => reservationsRepository.expireOverdue(at),
     now,
+    pickupMs,
+    Math.min(expirySweepMs, pickupMs),
   );
-  expirySchedule(app, () => reservationsService.expireOverdue(), expirySweepMs);
+  const reservationsService = new ReservationsService(reservationsRepository, expiry, now);
+  const booksService = new BooksService(new BooksRepository(db, pickupMs), expiry, now);
+  expirySchedule(app, () => expiry.expireOverdue(), expirySweepMs);
   await app.register(fastifyCookie);
   await app.register(sessions, {
     store: new CachingSessionStore(sessionStore, now),
