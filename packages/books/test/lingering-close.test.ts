@@ -65,7 +65,8 @@ function rawClient(url: string, head: string, bytesAfterEnd: number): Promise<Ra
     let failure: string | undefined;
     const pump = () => {
       while (socket.writable) {
-        if (serviceEnded && (afterEnd += CHUNK.length) > bytesAfterEnd) {
+        if (serviceEnded) afterEnd += CHUNK.length;
+        if (afterEnd > bytesAfterEnd) {
           socket.end();
           return;
         }
