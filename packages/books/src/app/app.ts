@@ -28,6 +28,7 @@ import { clientErrorHandler, rejectEncodedBodies, rejectLongUrls } from '../plug
 import { lingeringClose } from '../plugins/app/lingering-close.js';
 import { problemErrorHandler, problemNotFoundHandler } from '../plugins/app/problem.js';
 import { RequestLinesAtDebug } from '../plugins/app/request-lines.js';
+import { checksHook } from '../plugins/app/sync-hooks.js';
 import { contractValidatorCompiler } from '../plugins/app/validation.js';
 import { apiDocs } from '../plugins/external/docs.js';
 import { securityHeaders } from '../plugins/external/security-headers.js';
@@ -83,12 +84,13 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
   acceptJsonBodiesOnly(app);
   app.setErrorHandler(problemErrorHandler);
   app.setNotFoundHandler(problemNotFoundHandler(allowedMethods));
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
-  await app.register(headers.plugin);
-  app.addHook('onRequest', rejectLongUrls);
-  app.addHook('preParsing', rejectEncodedBodies);
+  // What every response carries and every request is checked for first, in one synchronous hook.
+  app.addHook(
+    'onRequest',
+    checksHook((request, reply) => reply.header('x-request-id', request.id), headers.setOn, rejectLongUrls),
+  );
+  const refuseEncodedBodies = checksHook(rejectEncodedBodies);
+  app.addHook('preParsing', (request, reply, _payload, done) => refuseEncodedBodies(request, reply, done));
 
   const now = clock ?? Date.now;
   // Every dependency is constructed here and handed to the part that needs it, as an option.
@@ -119,7 +121,7 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
     purgeIntervalMs: config.session.purgeIntervalMs,
   });
   app.decorateRequest('csrfToken', '');
-  app.addHook('onRequest', csrfProtection(config.publicBaseUrl));
+  app.addHook('onRequest', checksHook(csrfProtection(config.publicBaseUrl)));
 
   const metrics = new Metrics(db, () => sessionStore.countActive());
   await prometheusRoutes(app, { metrics, metricsToken: config.metricsToken });
