@@ -5,7 +5,7 @@
 const src = '^packages/books/src/';
 
 module.exports = {
-  // The README's generated graph draws one box per match: each module, and the two kinds of plugin, apart.
+  // The README's generated graph draws one box per match: a folder under src/, each module, each plugin group.
   collapse: `${src}(modules/[^/]+|plugins/[^/]+|[^/]+)`,
   layers: [
     // wiring: builds every part, registers the plugins and routes, the API route table, listens

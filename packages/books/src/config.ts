@@ -4,6 +4,7 @@ import { loadOidcProviders, type OidcProviderSettings } from './auth/oidc/settin
 import type { DatabaseConfig } from './db/open.js';
 import type { PgliteThread } from './db/pglite.js';
 import { LOG_FORMATS, type LogFormat } from './log-format.js';
+import type { LingeringBounds } from './plugins/app/lingering-close.js';
 import type { RateLimitSettings } from './rate-limit/user-rate-limit.js';
 
 export interface SessionConfig {
@@ -43,6 +44,8 @@ export interface Config {
   logLevel: string;
   /** LOG_FORMAT; undefined: text on a terminal, JSON otherwise (see resolveLogFormat). */
   logFormat: LogFormat | undefined;
+  /** After an early answer, how long and how much of the rest of the body is read before closing. */
+  lingeringClose: LingeringBounds;
   /** Bearer token a Prometheus scraper sends for /actuator/prometheus (METRICS_TOKEN); admins need none. */
   metricsToken: string | undefined;
 }
@@ -104,14 +107,15 @@ function parseBoolean(name: string, raw: string | undefined, fallback: boolean):
 const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** `30m`, `1800s`, `1h`, `90000ms`; a bare number is seconds (as Spring's session timeout). */
-function parseDuration(name: string, raw: string | undefined, fallbackMs: number): number {
+function parseDuration(name: string, raw: string | undefined, fallbackMs: number, minMs = 1000): number {
   if (raw === undefined || raw === '') return fallbackMs;
   const match = /^(\d+)(ms|s|m|h)?$/.exec(raw.trim());
   const amount = Number(match?.[1]);
   const unitMs = DURATION_UNITS_MS[match?.[2] ?? 's'] ?? 1000;
-  if (!match || amount * unitMs < 1000) {
+  if (!match || amount * unitMs < minMs) {
+    const least = minMs % 1000 === 0 ? `${minMs / 1000}s` : `${minMs}ms`;
     throw new ConfigError(
-      `invalid ${name} '${raw}': expected a duration of at least 1s, such as 30m, 1800s or 1h`,
+      `invalid ${name} '${raw}': expected a duration of at least ${least}, such as 30m, 1800s or 1h`,
     );
   }
   return amount * unitMs;
@@ -264,5 +268,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: parseLogLevel(env.LOG_LEVEL),
     logFormat: parseLogFormat(env.LOG_FORMAT),
     metricsToken: parseMetricsToken(env.METRICS_TOKEN),
+    lingeringClose: {
+      timeMs: parseDuration('LINGERING_CLOSE_TIME', env.LINGERING_CLOSE_TIME, 5000, 10),
+      bytes: parseInteger('LINGERING_CLOSE_BYTES', env.LINGERING_CLOSE_BYTES, 32 * 1024 * 1024, 0, 2 ** 40),
+    },
   };
 }

@@ -50,6 +50,12 @@ test('invalid values name the setting', () => {
   rejects({ SESSION_IDLE_TIMEOUT: '10ms' }, /at least 1s/);
   rejects({ SESSION_SECRET: 'short' }, /at least 32 characters/);
   rejects({ LOG_LEVEL: 'loud' }, /invalid LOG_LEVEL 'loud'/);
+  rejects(
+    { LINGERING_CLOSE_TIME: '5ms' },
+    /invalid LINGERING_CLOSE_TIME '5ms': expected a duration of at least 10ms/,
+  );
+  rejects({ LINGERING_CLOSE_BYTES: '-1' }, /invalid LINGERING_CLOSE_BYTES '-1': expected an integer from 0/);
+  rejects({ LINGERING_CLOSE_BYTES: '1MB' }, /invalid LINGERING_CLOSE_BYTES '1MB'/);
   rejects({ DB_POOL_MAX: '0', DATABASE_URL: 'postgres://u:p@127.0.0.1/db' }, /invalid DB_POOL_MAX '0'/);
 });
 
@@ -81,6 +87,14 @@ test('ADMIN_EMAILS is a case-insensitive comma-separated list', () => {
     'admin@example.com',
     'ops@example.com',
   ]);
+});
+
+test('the lingering close bounds: 5 s and 32 MiB unless set', () => {
+  assert.deepEqual(loadConfig({}).lingeringClose, { timeMs: 5000, bytes: 32 * 1024 * 1024 });
+  assert.deepEqual(loadConfig({ LINGERING_CLOSE_TIME: '250ms', LINGERING_CLOSE_BYTES: '0' }).lingeringClose, {
+    timeMs: 250,
+    bytes: 0,
+  });
 });
 
 test('SESSION_IDLE_TIMEOUT takes units; a bare number is seconds', () => {

@@ -25,6 +25,7 @@ import { UsersRepository } from '../modules/users/users.repository.js';
 import { AllowedMethods } from '../plugins/app/allowed-methods.js';
 import { acceptJsonBodiesOnly } from '../plugins/app/body-parsers.js';
 import { clientErrorHandler, rejectEncodedBodies, rejectLongUrls } from '../plugins/app/framework-errors.js';
+import { lingeringClose } from '../plugins/app/lingering-close.js';
 import { problemErrorHandler, problemNotFoundHandler } from '../plugins/app/problem.js';
 import { RequestLinesAtDebug } from '../plugins/app/request-lines.js';
 import { checksHook } from '../plugins/app/sync-hooks.js';
@@ -76,6 +77,7 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
       return problemErrorHandler(error, request, reply);
     },
   });
+  lingeringClose(app, config.lingeringClose);
   const allowedMethods = new AllowedMethods();
   allowedMethods.attach(app);
   app.setValidatorCompiler(contractValidatorCompiler());
