@@ -1,4 +1,4 @@
-import { STATUS_CODES, type ServerResponse } from 'node:http';
+import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type LingerBounds, linger } from '../http/linger.js';
 import { errorBody, JSON_TYPE } from '../http/render.js';
