@@ -40,7 +40,7 @@ export interface AppOptions {
   lingerTime?: number;
   /** Most milliseconds that drain waits for the next byte: nginx's `lingering_timeout` (default 5000; `APP_LINGER_IDLE`). */
   lingerIdle?: number;
-  /** Most bytes that drain reads and discards; then it stops reading until `lingerIdle` runs out (default 2 MiB; `APP_LINGER_BYTES`). */
+  /** Most bytes that drain reads and discards; then it reads no more and ends at `lingerIdle` (default 2 MiB; `APP_LINGER_BYTES`). */
   lingerBytes?: number;
   /** Answer HEAD with the GET handler when a class has no HEAD (default false, like the reference). */
   headFallback?: boolean;

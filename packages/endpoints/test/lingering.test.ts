@@ -269,7 +269,7 @@ describe('the drain after an early answer is bounded', () => {
   });
 
   test('a client that goes quiet after the answer is cut off at lingerIdle, before lingerTime', async () => {
-    const served = await nodeServer({ ...bounds, lingerTime: 60_000 });
+    const served = await nodeServer({ ...bounds, lingerTime: 60_000, lingerBytes: 1024 ** 3 });
     try {
       const { reply, answeredAt, closedAt } = await rawFlood(served.port, CHUNKED_HEAD, CHUNK, {
         ignoreFin: true,

@@ -54,10 +54,11 @@ export function linger(socket: Duplex, bounds: LingerBounds): void {
       idle.refresh();
       return;
     }
-    // Past the byte bound reading stops, and the idle bound runs out. Not a close at once: a
-    // client that reads only when a write of its own stalls (undici, Node's own sockets, in a loop
-    // of writes the kernel keeps taking) has not seen the answer yet, and the reset would drop it.
-    // Its writes stall now, and it has the idle bound to read the answer and the FIN, and stop.
+    // Past the byte bound reading stops, and the idle bound runs out; not a close at once. A
+    // client that reads only when a write of its own stalls (undici, or Node's sockets in a loop of
+    // writes the kernel keeps taking) has not seen the answer while the server drained as fast as
+    // it sent (undici sent 6-93 MB before it noticed), and the reset would drop it. Its writes
+    // stall now, and it has the idle bound to read the answer and the FIN, and stop.
     socket.off('data', discard);
     socket.pause();
   };
@@ -74,5 +75,12 @@ export function linger(socket: Duplex, bounds: LingerBounds): void {
     clearTimeout(idle);
   });
   socket.end();
-  socket.resume();
+  // What node:http's own `onSocketResume` does for a socket its parser holds: after the parser
+  // stopped reading (the request paused, or the parser was handed the socket mid-read), resuming
+  // the stream alone restarts nothing, and the drain would read nothing until the idle bound.
+  const handle = (socket as { _handle?: { reading?: boolean; readStart?: () => number } })._handle;
+  if (handle?.readStart !== undefined && handle.reading === false) {
+    handle.reading = true;
+    handle.readStart();
+  }
 }

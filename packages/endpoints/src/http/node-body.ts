@@ -117,7 +117,7 @@ export class NodeBody {
 
   /**
    * Stops reading a body that has not ended; the answer then says `Connection: close`, and once it
-   * is written the connection lingers (see linger.ts) so that a client still sending reads it.
+   * is written the connection lingers (see linger.ts), so that a client still sending reads it.
    */
   abandon(): void {
     if (this.#req.complete) return;
