@@ -7,12 +7,13 @@ import { EndpointsError } from './errors.js';
 import { type FetchHandler, fetchInterface } from './interfaces/fetch.js';
 import { nodeInterface } from './interfaces/node.js';
 import { type UpgradeListener, websocketInterface } from './interfaces/websocket.js';
-import { type OpenApiDocument, type OpenApiOptions, openapiDocument } from './openapi/document.js';
+import { type OpenApiDocument, type OpenApiOptions, openapiDocument, routeRef } from './openapi/document.js';
 import { listRoutes, type Route } from './routes/list.js';
 import { formatRouteTable, type RouteTable, routeTable } from './routes/table.js';
 import { classHandlers } from './routing/handler.js';
 import { finalize, type RouteNode } from './routing/tree.js';
 import { type AppOptions, resolveSettings, type Settings } from './settings.js';
+import { extractTypes, type TypeExtraction } from './types/extract.js';
 
 /** An application: one routing tree, served through either interface. */
 export interface App {
@@ -65,8 +66,25 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
   const settings = resolveSettings(options);
   const { root, report } = await discover(settings, { survey: false });
   const applicationRoutes = listRoutes(root);
-  const openapi = (openapiOptions: OpenApiOptions = {}) =>
-    openapiDocument(applicationRoutes, { ...settings.openapi, ...openapiOptions }, settings.cwd);
+  const extractions = new Map<string, TypeExtraction>();
+  // Read once per project (the compiler is the slow part), warnings logged then.
+  const typesOf = (project: string) => {
+    let types = extractions.get(project);
+    if (types === undefined) {
+      types = extractTypes(
+        applicationRoutes.map((route) => routeRef(route, settings.cwd)),
+        { project, cwd: settings.cwd, reservedNames: ['Error'] },
+      );
+      for (const warning of types.warnings) settings.log(`endpoints types: ${warning}`);
+      extractions.set(project, types);
+    }
+    return types;
+  };
+  const openapi = (openapiOptions: OpenApiOptions = {}) => {
+    const options = { ...settings.openapi, ...openapiOptions };
+    const project = options.project ?? settings.project;
+    return openapiDocument(applicationRoutes, options, settings.cwd, project ? typesOf(project) : undefined);
+  };
   const table = () => routeTable(applicationRoutes, report.skipped);
   if (settings.openapi.path !== undefined) mountDocument(root, settings.openapi.path, openapi());
   if (settings.debug) settings.log(formatRouteTable(table()).trimEnd());

@@ -38,6 +38,11 @@ export interface AppOptions {
   log?: (line: string) => void;
   /** The OpenAPI document's `info`/`servers`, and the path to serve it at (`APP_OPENAPI`). */
   openapi?: OpenApiSetting;
+  /**
+   * A tsconfig.json: handler types are read through the TypeScript compiler for the OpenAPI document
+   * and response validation (`APP_PROJECT`; default none: TypeScript is then never loaded).
+   */
+  project?: string;
   /** Environment to read settings from (default: `process.env`). */
   env?: Record<string, string | undefined>;
 }
@@ -56,6 +61,7 @@ export interface Settings {
   readonly headFallback: boolean;
   readonly log: (line: string) => void;
   readonly openapi: OpenApiSetting;
+  readonly project: string | undefined;
 }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -180,5 +186,6 @@ export function resolveSettings(options: AppOptions = {}): Settings {
     headFallback: options.headFallback ?? false,
     log: options.log ?? ((line) => process.stderr.write(`${line}\n`)),
     openapi: openapiSetting(options.openapi, env.APP_OPENAPI),
+    project: options.project ?? (env.APP_PROJECT || undefined),
   };
 }

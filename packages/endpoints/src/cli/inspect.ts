@@ -5,13 +5,15 @@ import { createApp, surveyRoutes } from '../app.js';
 import { formatRouteTable } from '../routes/table.js';
 import { argumentError } from './commands.js';
 
-export const INSPECT_USAGE = `Usage: endpoints openapi [--prefix <dir|package>]... [--out <file>] [--title <t>] [--api-version <v>] [--server <url>]...
+export const INSPECT_USAGE = `Usage: endpoints openapi [--prefix <dir|package>]... [--project <tsconfig>] [--out <file>] [--title <t>] [--api-version <v>] [--server <url>]...
        endpoints routes [--prefix <dir|package>]... [--json]
 
   openapi               print (or write with --out) the OpenAPI 3.1 document of the controllers
   routes                print every route (method, path, class, file, parameters) and every file or
                         export under the prefixes that was not mounted, with the reason
   -P, --prefix <path>   controller prefix, repeatable (default: APP_PREFIX, or ENDPOINTS_PREFIX)
+      --project <file>  openapi: read parameter and return types from the handlers through the
+                        TypeScript compiler with this tsconfig.json (warnings on standard error)
       --out <file>      openapi: write the document to this file instead of standard output
       --title <t>       openapi: info.title (default endpoints)
       --api-version <v> openapi: info.version (default 0.0.0)
@@ -36,6 +38,7 @@ function parse(command: InspectCommand, argv: readonly string[]) {
         ...(command === 'openapi'
           ? {
               out: { type: 'string' },
+              project: { type: 'string' },
               title: { type: 'string' },
               'api-version': { type: 'string' },
               server: { type: 'string', multiple: true },
@@ -72,6 +75,7 @@ export async function runInspect(command: InspectCommand, argv: readonly string[
   const app = await createApp(appOptions);
   const servers = (values.server as string[] | undefined)?.map((url) => ({ url }));
   const document = app.openapi({
+    ...(values.project !== undefined ? { project: values.project as string } : {}),
     ...(values.title !== undefined ? { title: values.title as string } : {}),
     ...(values['api-version'] !== undefined ? { version: values['api-version'] as string } : {}),
     ...(servers ? { servers } : {}),
