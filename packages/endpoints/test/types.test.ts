@@ -113,11 +113,13 @@ describe('types from TypeScript (--project)', () => {
       description: 'A role, as a string enum.',
     });
     assert.deepEqual(schemas.Priority?.enum, [0, 1]);
-    assert.deepEqual((schemas.Category?.properties as Schema).children, {
+    assert.deepEqual((schemas.Category as { properties: Schema }).properties.children, {
       type: 'array',
       items: { $ref: '#/components/schemas/Category' },
     });
-    assert.deepEqual((schemas.Tree?.properties as Schema).left, { $ref: '#/components/schemas/Tree' });
+    assert.deepEqual((schemas.Tree as { properties: Schema }).properties.left, {
+      $ref: '#/components/schemas/Tree',
+    });
     assert.deepEqual(schemas.Shape?.anyOf, [
       { $ref: '#/components/schemas/Circle' },
       { $ref: '#/components/schemas/Square' },
