@@ -1,4 +1,5 @@
 import type { RequestListener } from 'node:http';
+import { type AsyncApiDocument, asyncapiDocument } from './asyncapi/document.js';
 import { Controller } from './controller.js';
 import { discover } from './discovery/discover.js';
 import type { SkippedEntry } from './discovery/report.js';
@@ -32,6 +33,8 @@ export interface App {
   readonly skipped: readonly SkippedEntry[];
   /** The OpenAPI 3.1 document of every route (the served document itself excluded). */
   openapi(options?: OpenApiOptions): OpenApiDocument;
+  /** The AsyncAPI 3.0 document of the WebSocket controllers (classes with CONNECT or DISCONNECT). */
+  asyncapi(options?: OpenApiOptions): AsyncApiDocument;
   /** Every route and everything not mounted, as `endpoints routes` prints it. */
   routeTable(): RouteTable;
 }
@@ -101,6 +104,7 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
       return report.skipped;
     },
     openapi,
+    asyncapi: (options: OpenApiOptions = {}) => asyncapiDocument(applicationRoutes, openapi(options)),
     routeTable: table,
   };
 }

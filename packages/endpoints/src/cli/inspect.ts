@@ -7,16 +7,19 @@ import { formatRouteTable } from '../routes/table.js';
 import { argumentError } from './commands.js';
 
 export const INSPECT_USAGE = `Usage: endpoints openapi [--prefix <dir|package>]... [--project <tsconfig>] [--out <file>] [--title <t>] [--api-version <v>] [--server <url>]...
+       endpoints asyncapi [--prefix <dir|package>]... [--project <tsconfig>] [--out <file>]
        endpoints client [--prefix <dir|package>]... [--project <tsconfig>] [--out <file>]
        endpoints routes [--prefix <dir|package>]... [--json]
 
   openapi               print (or write with --out) the OpenAPI 3.1 document of the controllers
+  asyncapi              print (or write with --out) the AsyncAPI 3.0 document of the WebSocket
+                        controllers (classes with CONNECT or DISCONNECT)
   client                write (to --out, else standard output) one TypeScript module: the document's
                         types, an HTTP client on openapi-fetch and a typed WebSocket client
   routes                print every route (method, path, class, file, parameters) and every file or
                         export under the prefixes that was not mounted, with the reason
   -P, --prefix <path>   controller prefix, repeatable (default: APP_PREFIX, or ENDPOINTS_PREFIX)
-      --project <file>  openapi, client: read parameter and return types from the handlers through the
+      --project <file>  openapi, asyncapi, client: read parameter and return types from the handlers through the
                         TypeScript compiler with this tsconfig.json (warnings on standard error)
       --out <file>      openapi, client: write to this file instead of standard output
       --title <t>       openapi, client: info.title (default endpoints)
@@ -24,7 +27,7 @@ export const INSPECT_USAGE = `Usage: endpoints openapi [--prefix <dir|package>].
       --server <url>    openapi: a servers entry, repeatable (default /)
       --json            routes: machine-readable output`;
 
-export type InspectCommand = 'openapi' | 'client' | 'routes';
+export type InspectCommand = 'openapi' | 'asyncapi' | 'client' | 'routes';
 
 function parse(command: InspectCommand, argv: readonly string[]) {
   try {
@@ -53,7 +56,7 @@ function parse(command: InspectCommand, argv: readonly string[]) {
 }
 
 /**
- * `endpoints openapi`, `endpoints client` and `endpoints routes`: load the controllers without serving them. `routes`
+ * `endpoints openapi`, `endpoints asyncapi`, `endpoints client` and `endpoints routes`: load the controllers without serving them. `routes`
  * surveys, so an import error or a duplicate route is listed instead of stopping the table.
  */
 export async function runInspect(command: InspectCommand, argv: readonly string[]): Promise<void> {
@@ -74,13 +77,16 @@ export async function runInspect(command: InspectCommand, argv: readonly string[
   }
   const app = await createApp(appOptions);
   const servers = (values.server as string[] | undefined)?.map((url) => ({ url }));
-  const document = app.openapi({
+  const documentOptions = {
     ...(values.project !== undefined ? { project: values.project as string } : {}),
     ...(values.title !== undefined ? { title: values.title as string } : {}),
     ...(values['api-version'] !== undefined ? { version: values['api-version'] as string } : {}),
     ...(servers ? { servers } : {}),
-  });
-  const text = command === 'client' ? await emitClient(document) : `${JSON.stringify(document, null, 2)}\n`;
+  };
+  const text =
+    command === 'client'
+      ? await emitClient(app.openapi(documentOptions))
+      : `${JSON.stringify(command === 'asyncapi' ? app.asyncapi(documentOptions) : app.openapi(documentOptions), null, 2)}\n`;
   if (typeof values.out === 'string') writeFileSync(resolve(values.out), text);
   else process.stdout.write(text);
 }
