@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type AjvType from 'ajv/dist/2020.js';
+import type { Ajv2020 as AjvType } from 'ajv/dist/2020.js';
 
 type JsonSchema = Record<string, unknown>;
 
