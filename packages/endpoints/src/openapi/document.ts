@@ -256,12 +256,14 @@ function methodsByClassPath(routes: readonly Route[]): Map<string, Set<string>> 
  * request body; types come from `static types`; summaries from doc comments; responses from the
  * framework's status table and the handler's own code. With `types` (read by the compiler, see
  * types/extract.ts), parameters without a cast and response bodies are typed from the signatures.
+ * `onOperation` hears of each operation as it is built, with the route it documents.
  */
 export function openapiDocument(
   routes: readonly Route[],
   options: OpenApiOptions,
   cwd: string,
   types?: TypeExtraction,
+  onOperation?: (route: Route, operation: JsonSchema) => void,
 ): OpenApiDocument {
   const paths: Record<string, Record<string, unknown>> = {};
   const schemas: Record<string, JsonSchema> = {
@@ -316,6 +318,7 @@ export function openapiDocument(
         }
         operation.responses = responses(route, outcome, noteStatuses, hasBody, handlerTypes?.returns);
         if (security.length > 0) operation.security = security;
+        onOperation?.(route, operation);
         paths[path] = { ...paths[path], [method.toLowerCase()]: operation };
       }
     }
