@@ -11,10 +11,13 @@ import { type UpgradeListener, websocketInterface } from './interfaces/websocket
 import { type OpenApiDocument, type OpenApiOptions, openapiDocument, routeRef } from './openapi/document.js';
 import { listRoutes, type Route } from './routes/list.js';
 import { formatRouteTable, type RouteTable, routeTable } from './routes/table.js';
-import { classHandlers } from './routing/handler.js';
+import { classHandlers, type Handler } from './routing/handler.js';
 import { finalize, type RouteNode } from './routing/tree.js';
 import { type AppOptions, resolveSettings, type Settings } from './settings.js';
 import { extractTypes, type TypeExtraction } from './types/extract.js';
+import { messageCheck } from './validation/messages.js';
+import { responseCheck } from './validation/responses.js';
+import { operationChecks, SchemaCompiler } from './validation/validators.js';
 
 /** An application: one routing tree, served through either interface. */
 export interface App {
@@ -83,6 +86,30 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
     }
     return types;
   };
+  /**
+   * The checks of `responseValidation` and `messageValidation`: each handler's documented schemas
+   * (the first operation documenting it), compiled once at startup. Null when both are off.
+   */
+  const validationChecks = (project: string) => {
+    if (settings.responseValidation === 'off' && !settings.messageValidation) return null;
+    const operations = new Map<Handler, Record<string, unknown>>();
+    const document = openapiDocument(
+      applicationRoutes,
+      settings.openapi,
+      settings.cwd,
+      typesOf(project),
+      (route, operation) => {
+        if (!operations.has(route.handler)) operations.set(route.handler, operation);
+      },
+    );
+    const compiler = new SchemaCompiler(
+      (document.components as { schemas: Record<string, Record<string, unknown>> }).schemas,
+    );
+    const byHandler = new Map(
+      [...operations].map(([handler, operation]) => [handler, operationChecks(compiler, operation)]),
+    );
+    return { compiler, byHandler };
+  };
   const openapi = (openapiOptions: OpenApiOptions = {}) => {
     const options = { ...settings.openapi, ...openapiOptions };
     const project = options.project ?? settings.project;
@@ -91,13 +118,24 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
   const table = () => routeTable(applicationRoutes, report.skipped);
   if (settings.openapi.path !== undefined) mountDocument(root, settings.openapi.path, openapi());
   if (settings.debug) settings.log(formatRouteTable(table()).trimEnd());
-  const dispatcher = new Dispatcher(root, settings);
+  const checks = settings.project === undefined ? null : validationChecks(settings.project);
+  const dispatcher = new Dispatcher(
+    root,
+    settings,
+    checks && settings.responseValidation !== 'off'
+      ? responseCheck(settings.responseValidation, checks.byHandler, settings.log)
+      : null,
+  );
+  const messages =
+    checks && settings.messageValidation
+      ? messageCheck(checks.compiler, checks.byHandler, (method, path) => dispatcher.handlerFor(method, path))
+      : null;
   const handle = nodeInterface(dispatcher);
   return {
     fetch: fetchInterface(dispatcher),
     handle,
     listener: handle,
-    upgrade: websocketInterface(dispatcher, settings),
+    upgrade: websocketInterface(dispatcher, settings, messages),
     settings,
     routes: root,
     get skipped() {

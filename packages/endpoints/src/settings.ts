@@ -81,7 +81,11 @@ export interface Settings {
 export type ResponseValidation = 'off' | 'log' | 'strict';
 const RESPONSE_VALIDATION: readonly string[] = ['off', 'log', 'strict'];
 
-function validationSettings(options: AppOptions, env: Record<string, string | undefined>, project: string | undefined) {
+function validationSettings(
+  options: AppOptions,
+  env: Record<string, string | undefined>,
+  project: string | undefined,
+) {
   const responseValidation = options.responseValidation ?? (env.APP_RESPONSE_VALIDATION || 'off');
   if (!RESPONSE_VALIDATION.includes(responseValidation)) {
     throw new EndpointsError(
@@ -93,7 +97,7 @@ function validationSettings(options: AppOptions, env: Record<string, string | un
   if ((responseValidation !== 'off' || messageValidation) && project === undefined) {
     throw new EndpointsError(
       'INVALID_OPTION',
-      'responseValidation and messageValidation check against the handlers\' types: give project (APP_PROJECT), a tsconfig.json',
+      "responseValidation and messageValidation check against the handlers' types: give project (APP_PROJECT), a tsconfig.json",
     );
   }
   return { responseValidation: responseValidation as ResponseValidation, messageValidation };

@@ -92,7 +92,7 @@ export function operationChecks(compiler: SchemaCompiler, operation: Json): Hand
   return { request: checks(request) ? compiler.compile(request) : undefined, responses };
 }
 
-/** `/0/name: must be string`, or the message alone for the whole value. */
+/** `/0/name: must be string`; `/` is the whole value. */
 export function describeMismatch(mismatch: Mismatch): string {
-  return mismatch.path === '' ? mismatch.message : `${mismatch.path}: ${mismatch.message}`;
+  return `${mismatch.path || '/'}: ${mismatch.message}`;
 }
