@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Draws each package's layers from its real imports: one dependency-cruiser pass over every packages/*/src,
-// collapsed to the folders and files directly under src/, grouped by the layers the package declares in
-// layers.cjs (the same file the lint rules read). The Mermaid graph goes between the architecture markers of
+// collapsed to the folders and files directly under src/ (or to the `collapse` pattern the package's
+// layers.cjs gives), grouped by the layers the package declares in layers.cjs (the file the lint rules read). The Mermaid graph goes between the architecture markers of
 // the package README, so the picture there is never drawn by hand.
 // Usage: node scripts/architecture.mjs          rewrite the graphs
 //        node scripts/architecture.mjs --check  exit 1 if a README's graph is out of date (npm run lint)
@@ -25,7 +25,6 @@ const { output } = await cruise(
   packages.map((name) => `packages/${name}/src`),
   {
     includeOnly: '^packages/[^/]+/src/',
-    collapse: '^packages/[^/]+/src/[^/]+',
     tsPreCompilationDeps: true,
     exclude: { path: '(^|/)src/generated/' },
   },
@@ -52,33 +51,51 @@ if (stale.length > 0) {
   process.exit(1);
 }
 
-/** A top-down flowchart: one box per folder or file under src/, boxed again by layer, one arrow per import. */
+/**
+ * A top-down flowchart: one box per folder or file under src/ (per collapsed path), boxed again by layer, one
+ * arrow per pair of boxes that import each other, dotted when every import behind it is type-only.
+ */
 function mermaid(name, modules) {
   const prefix = `packages/${name}/src/`;
-  const { layers } = require(resolve('packages', name, 'layers.cjs'));
-  const own = modules.filter((module) => module.source.startsWith(prefix));
-  const id = (source) => source.slice(prefix.length).replace(/[^A-Za-z0-9]/g, '_');
-  const label = (source) => source.slice(prefix.length);
-  const layerOf = (source) => layers.find((layer) => new RegExp(layer.path).test(source));
+  const { layers, collapse = `^${prefix}[^/]+` } = require(resolve('packages', name, 'layers.cjs'));
+  const collapsed = new RegExp(collapse);
+  const node = (source) => source.match(collapsed)?.[0] ?? source;
+  const id = (path) => path.slice(prefix.length).replace(/[^A-Za-z0-9]/g, '_');
+  const label = (path) => path.slice(prefix.length);
+  // A box's layer is that of the files drawn in it (the layer patterns are written for file paths).
+  const memberOf = new Map();
+  const layerOf = (path) => layers.find((layer) => new RegExp(layer.path).test(memberOf.get(path)));
 
-  const lines = ['```mermaid', 'flowchart TD'];
-  const unlayered = own.filter((module) => !layerOf(module.source));
-  for (const module of unlayered) lines.push(`  ${id(module.source)}["${label(module.source)}"]`);
-  for (const layer of layers) {
-    const members = own.filter((module) => layerOf(module.source) === layer);
-    if (members.length === 0) continue;
-    lines.push(`  subgraph layer_${layer.name.replace(/[^A-Za-z0-9]/g, '_')}["${layer.name}"]`);
-    for (const module of members) lines.push(`    ${id(module.source)}["${label(module.source)}"]`);
-    lines.push('  end');
-  }
-  const edges = new Set();
-  for (const module of own) {
+  const nodes = new Set();
+  const edges = new Map();
+  for (const module of modules) {
+    if (!module.source.startsWith(prefix)) continue;
+    const from = node(module.source);
+    nodes.add(from);
+    if (!memberOf.has(from)) memberOf.set(from, module.source);
     for (const dependency of module.dependencies) {
-      if (!dependency.resolved.startsWith(prefix) || dependency.resolved === module.source) continue;
+      if (!dependency.resolved.startsWith(prefix)) continue;
+      const to = node(dependency.resolved);
+      if (to === from) continue;
+      const key = `${id(from)}|${id(to)}`;
       const typeOnly = dependency.dependencyTypes.includes('type-only');
-      edges.add(`  ${id(module.source)} ${typeOnly ? '-.->' : '-->'} ${id(dependency.resolved)}`);
+      edges.set(key, (edges.get(key) ?? true) && typeOnly);
     }
   }
-  lines.push(...[...edges].sort(), '```', '');
+  const sorted = [...nodes].sort();
+  const lines = ['```mermaid', 'flowchart TD'];
+  for (const path of sorted.filter((path) => !layerOf(path))) lines.push(`  ${id(path)}["${label(path)}"]`);
+  for (const layer of layers) {
+    const members = sorted.filter((path) => layerOf(path) === layer);
+    if (members.length === 0) continue;
+    lines.push(`  subgraph layer_${layer.name.replace(/[^A-Za-z0-9]/g, '_')}["${layer.name}"]`);
+    for (const path of members) lines.push(`    ${id(path)}["${label(path)}"]`);
+    lines.push('  end');
+  }
+  for (const [key, typeOnly] of [...edges].sort()) {
+    const [from, to] = key.split('|');
+    lines.push(`  ${from} ${typeOnly ? '-.->' : '-->'} ${to}`);
+  }
+  lines.push('```', '');
   return lines.join('\n');
 }
