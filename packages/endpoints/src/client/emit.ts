@@ -154,6 +154,8 @@ export interface SocketOptions {
   reconnect?: { attempts?: number; delayMs?: (attempt: number) => number };
   /** How long \`send\` waits for its reply, in milliseconds (default 30000). */
   timeoutMs?: number;
+  /** Called when a connection closes, with its close code and whether the client will reconnect. */
+  onClose?: (code: number, reconnecting: boolean) => void;
 }
 
 /** A reply with an error status (its \`body\` is the server's error body), or a connection that ended. */
@@ -274,11 +276,20 @@ export function connectSocket(url: string, options: SocketOptions = {}): SocketC
         reject(error);
         if (socket !== current) return;
         failAll(error);
-        if (closing || refused || attempt >= attempts) return;
+        if (closing || refused || attempt >= attempts) {
+          // Later sends fail at once rather than write to a closed socket.
+          connected = Promise.reject(error);
+          connected.catch(() => {});
+          options.onClose?.(event.code, false);
+          return;
+        }
         attempt += 1;
-        setTimeout(() => {
-          if (!closing) connected = open();
-        }, delayMs(attempt));
+        // Sends made from now on wait for the next connection.
+        connected = new Promise<SocketLike>((resolve, reject) => {
+          setTimeout(() => (closing ? reject(error) : resolve(open())), delayMs(attempt));
+        });
+        connected.catch(() => {});
+        options.onClose?.(event.code, true);
       };
     });
     // Awaited by sends; a refusal nobody is waiting for is not an unhandled rejection.
