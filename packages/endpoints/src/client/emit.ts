@@ -299,6 +299,8 @@ export function connectSocket(url: string, options: SocketOptions = {}): SocketC
 
   connected = open();
   const ready = connected.then(() => undefined);
+  // A refusal nobody awaits \`ready\` for is not an unhandled rejection; awaiting it still throws.
+  ready.catch(() => {});
 
   const sendOne = async (operation: keyof SocketOperations, input: { params?: object; body?: unknown } = {}) => {
     const route = operationRoutes[operation];
