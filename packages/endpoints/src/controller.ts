@@ -1,6 +1,6 @@
 import { bindArguments, type Keywords } from './binding/bind.js';
 import type { CastTable } from './binding/casts.js';
-import type { CorsOption } from './extras/cors.js';
+import type { CorsOption } from './cors-settings.js';
 import { type EndpointRequest, NO_KEYWORDS } from './http/request.js';
 import type { EndpointResponse } from './http/response.js';
 import { handlerOf, runLifecycle } from './lifecycle.js';

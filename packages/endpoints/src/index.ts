@@ -3,6 +3,7 @@ export type { AsyncApiDocument } from './asyncapi/document.js';
 export { type Cast, type CastTable, type ParamOptions, type ParamRule, param } from './binding/casts.js';
 export { keepSignature } from './binding/signature.js';
 export { Controller, type ControllerClass, type RequestParams } from './controller.js';
+export type { CorsOption, CorsSettings } from './cors-settings.js';
 export type { SkippedEntry, SkipReason } from './discovery/report.js';
 export {
   AccessDenied,
@@ -25,7 +26,6 @@ export {
   type BearerCheck,
 } from './extras/auth.js';
 export { httpCache, noHttpCache } from './extras/cache.js';
-export type { CorsOption, CorsSettings } from './extras/cors.js';
 export {
   type BeforeHandler,
   ControllerDecorator,
