@@ -42,10 +42,10 @@ describe('AsyncAPI 3.0 for WebSocket controllers', () => {
       'getChat',
       'postChat',
     ]);
-    const post = (document.channels.chat?.messages as Record<string, { payload: Record<string, unknown> }>)
-      .postChatRequest?.payload;
-    assert.deepEqual(post?.required, ['path', 'body']);
-    assert.deepEqual((post?.properties as Record<string, unknown>).body, {
+    const chat = document.channels.chat as { messages: Record<string, { payload: Record<string, unknown> }> };
+    const post = chat.messages.postChatRequest as { payload: Record<string, unknown> };
+    assert.deepEqual(post.payload.required, ['path', 'body']);
+    assert.deepEqual((post.payload.properties as Record<string, unknown>).body, {
       $ref: '#/components/schemas/PostChatBody',
     });
   });
