@@ -30,8 +30,10 @@ import {
   type Samples,
   type SocketlessWindows,
   socketlessTable,
+  type TypesFigures,
   table,
   throughputVerdicts,
+  typesVerdicts,
 } from './report.js';
 
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
@@ -209,12 +211,21 @@ const discovery = {
   ts: await measureDiscovery('ts', false),
 };
 const openapi = await measureOpenapi();
+// Issue 37's rows, in a process of their own (bench/types.ts).
+const types = JSON.parse(
+  (
+    await promisify(execFile)(process.execPath, ['--import', 'tsx', join(benchDir, 'types.ts')], {
+      cwd: packageRoot,
+    })
+  ).stdout,
+) as TypesFigures;
 /** The tables' order: the baseline first, then ours, then the others. */
 const names = [BASELINE, OURS, OURS_FETCH, FASTIFY, HONO, OURS_FETCH_HONO];
 const verdicts = [
   ...throughputVerdicts(throughput, ROLES, ROUTES),
   discoveryVerdict(MODULES, DISCOVERY_RUNS, discovery),
   openapiVerdict(MODULES, DISCOVERY_RUNS, openapi),
+  ...typesVerdicts(types),
 ];
 const report = `# endpoints benchmark
 

@@ -1,4 +1,5 @@
 import type { RequestListener } from 'node:http';
+import { type AsyncApiDocument, asyncapiDocument } from './asyncapi/document.js';
 import { Controller } from './controller.js';
 import { discover } from './discovery/discover.js';
 import type { SkippedEntry } from './discovery/report.js';
@@ -8,12 +9,16 @@ import { type ClientErrorListener, clientErrorInterface } from './interfaces/cli
 import { type FetchHandler, fetchInterface } from './interfaces/fetch.js';
 import { nodeInterface } from './interfaces/node.js';
 import { type UpgradeListener, websocketInterface } from './interfaces/websocket.js';
-import { type OpenApiDocument, type OpenApiOptions, openapiDocument } from './openapi/document.js';
+import { type OpenApiDocument, type OpenApiOptions, openapiDocument, routeRef } from './openapi/document.js';
 import { listRoutes, type Route } from './routes/list.js';
 import { formatRouteTable, type RouteTable, routeTable } from './routes/table.js';
-import { classHandlers } from './routing/handler.js';
+import { classHandlers, type Handler } from './routing/handler.js';
 import { finalize, type RouteNode } from './routing/tree.js';
 import { type AppOptions, resolveSettings, type Settings } from './settings.js';
+import { extractTypes, type TypeExtraction } from './types/extract.js';
+import { messageCheck } from './validation/messages.js';
+import { responseCheck } from './validation/responses.js';
+import { operationChecks, SchemaCompiler } from './validation/validators.js';
 
 /** An application: one routing tree, served through either interface. */
 export interface App {
@@ -37,6 +42,8 @@ export interface App {
   readonly skipped: readonly SkippedEntry[];
   /** The OpenAPI 3.1 document of every route (the served document itself excluded). */
   openapi(options?: OpenApiOptions): OpenApiDocument;
+  /** The AsyncAPI 3.0 document of the WebSocket controllers (classes with CONNECT or DISCONNECT). */
+  asyncapi(options?: OpenApiOptions): AsyncApiDocument;
   /** Every route and everything not mounted, as `endpoints routes` prints it. */
   routeTable(): RouteTable;
 }
@@ -71,18 +78,70 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
   const settings = resolveSettings(options);
   const { root, report } = await discover(settings, { survey: false });
   const applicationRoutes = listRoutes(root);
-  const openapi = (openapiOptions: OpenApiOptions = {}) =>
-    openapiDocument(applicationRoutes, { ...settings.openapi, ...openapiOptions }, settings.cwd);
+  const extractions = new Map<string, TypeExtraction>();
+  // Read once per project (the compiler is the slow part), warnings logged then.
+  const typesOf = (project: string) => {
+    let types = extractions.get(project);
+    if (types === undefined) {
+      types = extractTypes(
+        applicationRoutes.map((route) => routeRef(route, settings.cwd)),
+        { project, cwd: settings.cwd, reservedNames: ['Error'] },
+      );
+      for (const warning of types.warnings) settings.log(`endpoints types: ${warning}`);
+      extractions.set(project, types);
+    }
+    return types;
+  };
+  /**
+   * The checks of `responseValidation` and `messageValidation`: each handler's documented schemas
+   * (the first operation documenting it), compiled once at startup. Null when both are off.
+   */
+  const validationChecks = (project: string) => {
+    if (settings.responseValidation === 'off' && !settings.messageValidation) return null;
+    const operations = new Map<Handler, Record<string, unknown>>();
+    const document = openapiDocument(
+      applicationRoutes,
+      settings.openapi,
+      settings.cwd,
+      typesOf(project),
+      (route, operation) => {
+        if (!operations.has(route.handler)) operations.set(route.handler, operation);
+      },
+    );
+    const compiler = new SchemaCompiler(
+      (document.components as { schemas: Record<string, Record<string, unknown>> }).schemas,
+    );
+    const byHandler = new Map(
+      [...operations].map(([handler, operation]) => [handler, operationChecks(compiler, operation)]),
+    );
+    return { compiler, byHandler };
+  };
+  const openapi = (openapiOptions: OpenApiOptions = {}) => {
+    const options = { ...settings.openapi, ...openapiOptions };
+    const project = options.project ?? settings.project;
+    return openapiDocument(applicationRoutes, options, settings.cwd, project ? typesOf(project) : undefined);
+  };
   const table = () => routeTable(applicationRoutes, report.skipped);
   if (settings.openapi.path !== undefined) mountDocument(root, settings.openapi.path, openapi());
   if (settings.debug) settings.log(formatRouteTable(table()).trimEnd());
-  const dispatcher = new Dispatcher(root, settings);
+  const checks = settings.project === undefined ? null : validationChecks(settings.project);
+  const dispatcher = new Dispatcher(
+    root,
+    settings,
+    checks && settings.responseValidation !== 'off'
+      ? responseCheck(settings.responseValidation, checks.byHandler, settings.log)
+      : null,
+  );
+  const messages =
+    checks && settings.messageValidation
+      ? messageCheck(checks.compiler, checks.byHandler, (method, path) => dispatcher.handlerFor(method, path))
+      : null;
   const handle = nodeInterface(dispatcher, settings.linger);
   return {
     fetch: fetchInterface(dispatcher, settings.linger),
     handle,
     listener: handle,
-    upgrade: websocketInterface(dispatcher, settings),
+    upgrade: websocketInterface(dispatcher, settings, messages),
     clientError: clientErrorInterface(settings.linger),
     settings,
     routes: root,
@@ -90,6 +149,7 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
       return report.skipped;
     },
     openapi,
+    asyncapi: (options: OpenApiOptions = {}) => asyncapiDocument(applicationRoutes, openapi(options)),
     routeTable: table,
   };
 }

@@ -14,6 +14,7 @@ import type { Handler } from './routing/handler.js';
 import { type RouteNode, walk } from './routing/tree.js';
 import type { Settings } from './settings.js';
 import { isThenable } from './settle.js';
+import type { ResponseCheck } from './validation/responses.js';
 
 /**
  * Splits a raw path on `/`, drops empty segments (so `/foo/`, `//foo` and `/foo` are one path), and
@@ -53,10 +54,13 @@ export class Dispatcher {
   readonly #bodyLimits: BodyLimits;
   /** Request timeouts; null when `requestTimeout` is 0 (off). */
   readonly #deadlines: Deadlines | null;
+  /** The response check of `responseValidation`; null when it is off (the default). */
+  readonly #check: ResponseCheck | null;
 
-  constructor(root: RouteNode, settings: Settings) {
+  constructor(root: RouteNode, settings: Settings, check: ResponseCheck | null = null) {
     this.#root = root;
     this.#settings = settings;
+    this.#check = check;
     this.#deadlines = settings.requestTimeout === 0 ? null : new Deadlines(settings.requestTimeout);
     this.#bodyLimits = {
       positionals: settings.positionalLimit,
@@ -81,6 +85,15 @@ export class Dispatcher {
       return outcome instanceof Promise ? this.#settle(outcome, context) : outcome;
     } catch (error) {
       return this.#fail(error, context);
+    }
+  }
+
+  /** The handler a request for `method` and `path` (no query string) would run, if any. */
+  handlerFor(method: string, path: string): Handler | undefined {
+    try {
+      return this.#select(walk(this.#root, splitPath(path)), method);
+    } catch {
+      return undefined;
     }
   }
 
@@ -163,19 +176,24 @@ export class Dispatcher {
     }
     const controller = new handler.Class(request, response);
     assignHandler(controller, handler);
-    return this.#render(controller.handle(), handler, response);
+    return this.#render(controller.handle(), handler, context);
   }
 
   #invoke(handler: Handler, context: RequestContext, args: unknown[]): Outcome | Promise<Outcome> {
     const controller = new handler.Class(context.request, context.response);
-    return this.#render(handler.target.apply(controller, args), handler, context.response);
+    return this.#render(handler.target.apply(controller, args), handler, context);
   }
 
-  #render(body: unknown, handler: Handler, response: EndpointResponse): Outcome | Promise<Outcome> {
+  #render(body: unknown, handler: Handler, context: RequestContext): Outcome | Promise<Outcome> {
+    const check = this.#check;
     if (isThenable(body)) {
-      return Promise.resolve(body).then((value) => renderValue(value, response, handler.mediaType));
+      return Promise.resolve(body).then((value) => {
+        const outcome = renderValue(value, context.response, handler.mediaType);
+        return check === null ? outcome : check(outcome, handler, context.request);
+      });
     }
-    return renderValue(body, response, handler.mediaType);
+    const outcome = renderValue(body, context.response, handler.mediaType);
+    return check === null ? outcome : check(outcome, handler, context.request);
   }
 
   /** An async handler's outcome, failures rendered. */

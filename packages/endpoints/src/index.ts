@@ -1,4 +1,5 @@
 export { type App, createApp, surveyRoutes } from './app.js';
+export type { AsyncApiDocument } from './asyncapi/document.js';
 export { type Cast, type CastTable, type ParamOptions, type ParamRule, param } from './binding/casts.js';
 export { keepSignature } from './binding/signature.js';
 export { Controller, type ControllerClass, type RequestParams } from './controller.js';

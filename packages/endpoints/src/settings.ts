@@ -48,6 +48,23 @@ export interface AppOptions {
   log?: (line: string) => void;
   /** The OpenAPI document's `info`/`servers`, and the path to serve it at (`APP_OPENAPI`). */
   openapi?: OpenApiSetting;
+  /**
+   * A tsconfig.json: handler types are read through the TypeScript compiler for the OpenAPI document
+   * and response validation (`APP_PROJECT`; default none: TypeScript is then never loaded).
+   */
+  project?: string;
+  /**
+   * Check each JSON success response against the schema its handler's return type gives (needs
+   * `project`): `off` (default), `log` (a mismatch is logged once per route) or `strict` (a mismatch
+   * becomes a 500 naming the bad field, logged with the request id); `APP_RESPONSE_VALIDATION`.
+   */
+  responseValidation?: ResponseValidation;
+  /**
+   * Check each incoming WebSocket frame and its body against the documented schemas (needs
+   * `project`); a bad frame gets the 400 reply frame and the socket stays open (default false;
+   * `APP_MESSAGE_VALIDATION=1`).
+   */
+  messageValidation?: boolean;
   /** Environment to read settings from (default: `process.env`). */
   env?: Record<string, string | undefined>;
 }
@@ -67,6 +84,34 @@ export interface Settings {
   readonly headFallback: boolean;
   readonly log: (line: string) => void;
   readonly openapi: OpenApiSetting;
+  readonly project: string | undefined;
+  readonly responseValidation: ResponseValidation;
+  readonly messageValidation: boolean;
+}
+
+export type ResponseValidation = 'off' | 'log' | 'strict';
+const RESPONSE_VALIDATION: readonly string[] = ['off', 'log', 'strict'];
+
+function validationSettings(
+  options: AppOptions,
+  env: Record<string, string | undefined>,
+  project: string | undefined,
+) {
+  const responseValidation = options.responseValidation ?? (env.APP_RESPONSE_VALIDATION || 'off');
+  if (!RESPONSE_VALIDATION.includes(responseValidation)) {
+    throw new EndpointsError(
+      'INVALID_OPTION',
+      `responseValidation (APP_RESPONSE_VALIDATION) must be off, log or strict, got '${responseValidation}'`,
+    );
+  }
+  const messageValidation = flag(options.messageValidation, env.APP_MESSAGE_VALIDATION);
+  if ((responseValidation !== 'off' || messageValidation) && project === undefined) {
+    throw new EndpointsError(
+      'INVALID_OPTION',
+      "responseValidation and messageValidation check against the handlers' types: give project (APP_PROJECT), a tsconfig.json",
+    );
+  }
+  return { responseValidation: responseValidation as ResponseValidation, messageValidation };
 }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -145,6 +190,7 @@ function openapiSetting(option: OpenApiSetting | undefined, raw: string | undefi
 
 export function resolveSettings(options: AppOptions = {}): Settings {
   const env = options.env ?? process.env;
+  const project = options.project ?? (env.APP_PROJECT || undefined);
   return {
     prefixes: resolvePrefixes(options, env),
     cwd: options.cwd ?? process.cwd(),
@@ -214,5 +260,7 @@ export function resolveSettings(options: AppOptions = {}): Settings {
     headFallback: options.headFallback ?? false,
     log: options.log ?? ((line) => process.stderr.write(`${line}\n`)),
     openapi: openapiSetting(options.openapi, env.APP_OPENAPI),
+    project,
+    ...validationSettings(options, env, project),
   };
 }

@@ -33,7 +33,7 @@ describe('help and arguments', () => {
     assertOneLineError(
       await endpoints(['frobnicate']),
       2,
-      /^endpoints: unknown command 'frobnicate' \(commands: serve, openapi, routes\) \(see endpoints --help\)$/,
+      /^endpoints: unknown command 'frobnicate' \(commands: serve, openapi, asyncapi, client, routes\) \(see endpoints --help\)$/,
     );
     assertOneLineError(
       await endpoints(['serve', 'stray']),

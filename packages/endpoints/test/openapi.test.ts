@@ -1,50 +1,17 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { generateControllers } from '../bench/generate.js';
 import { createApp, EndpointsError, type OpenApiDocument } from '../src/index.js';
 import { appWith, call } from './support/controllers.js';
+import { assertGolden, redoclyLint } from './support/documents.js';
 
 const packageRoot = fileURLToPath(new URL('..', import.meta.url));
-const repoRoot = join(packageRoot, '..', '..');
 mkdirSync(join(packageRoot, '.tmp'), { recursive: true });
 const scratch = mkdtempSync(join(packageRoot, '.tmp', 'openapi-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
-
-/**
- * Compares a document with its golden file; `UPDATE_GOLDEN=1` rewrites the file instead (review the
- * diff before committing it).
- */
-function assertGolden(document: OpenApiDocument, name: string) {
-  const file = join(packageRoot, 'test', 'golden', name);
-  const text = `${JSON.stringify(document, null, 2)}\n`;
-  if (process.env.UPDATE_GOLDEN === '1' || !existsSync(file)) writeFileSync(file, text);
-  const golden = JSON.parse(readFileSync(file, 'utf8'));
-  assert.deepEqual(document, golden);
-  // Key order matters too (paths, methods, responses are sorted); the file's layout is Biome's.
-  assert.equal(JSON.stringify(document), JSON.stringify(golden));
-}
-
-/** Runs `@redocly/cli lint` with the package's config (the recommended rules); throws with its report on failure. */
-async function redoclyLint(file: string): Promise<string> {
-  const redocly = join(repoRoot, 'node_modules', '.bin', 'redocly');
-  const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' };
-  try {
-    const { stdout, stderr } = await promisify(execFile)(
-      redocly,
-      ['lint', '--format=stylish', `--config=${join(packageRoot, 'redocly.yaml')}`, file],
-      { env, timeout: 120_000 },
-    );
-    return stdout + stderr;
-  } catch (error) {
-    const failure = error as { stdout?: string; stderr?: string };
-    throw new Error(`redocly lint failed for ${file}:\n${failure.stdout}${failure.stderr}`);
-  }
-}
 
 type Operation = Record<string, unknown> & { responses: Record<string, Record<string, unknown>> };
 

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { serve as srvxServe } from 'srvx';
 import WebSocket from 'ws';
-import type { App, AppOptions } from '../src/index.js';
+import type { AppOptions } from '../src/index.js';
 import { type CliServer, startCli } from './support/cli.js';
 import { appWith, writeControllers } from './support/controllers.js';
+import { Client, serveApp } from './support/sockets.js';
 
 const CONTROLLERS = {
   'index.ts': `
@@ -29,54 +29,6 @@ const CONTROLLERS = {
     }
     export class Plain extends Controller { GET() { return 'plain'; } }`,
 };
-
-interface Reply {
-  path?: string;
-  uuid?: string;
-  code: number;
-  body?: unknown;
-}
-
-/** A ws client that queues the frames it receives, so none is missed between awaits. */
-class Client {
-  readonly socket: WebSocket;
-  readonly #frames: Reply[] = [];
-  readonly #waiting: ((frame: Reply) => void)[] = [];
-  readonly closed: Promise<{ code: number; reason: string }>;
-
-  constructor(url: string, headers: Record<string, string> = {}) {
-    this.socket = new WebSocket(url, { headers });
-    this.socket.on('message', (data) => {
-      const frame = JSON.parse(data.toString()) as Reply;
-      const waiter = this.#waiting.shift();
-      if (waiter) waiter(frame);
-      else this.#frames.push(frame);
-    });
-    this.closed = new Promise((resolve) => {
-      this.socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() }));
-    });
-    this.socket.on('error', () => {});
-  }
-
-  next(): Promise<Reply> {
-    const frame = this.#frames.shift();
-    if (frame) return Promise.resolve(frame);
-    return new Promise((resolve) => this.#waiting.push(resolve));
-  }
-
-  send(frame: unknown): Promise<Reply> {
-    this.socket.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
-    return this.next();
-  }
-}
-
-async function serveApp(app: App): Promise<{ server: Server; url: string }> {
-  const server = createServer(app.listener);
-  server.on('upgrade', app.upgrade);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { server, url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
 
 async function started(options: AppOptions = {}) {
   return serveApp(await appWith(CONTROLLERS, options));

@@ -55,6 +55,16 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     usage: INSPECT_USAGE,
     run: (argv) => inspect('openapi', argv),
   },
+  asyncapi: {
+    summary: 'print the AsyncAPI 3.0 document of the WebSocket controllers',
+    usage: INSPECT_USAGE,
+    run: (argv) => inspect('asyncapi', argv),
+  },
+  client: {
+    summary: 'write a typed HTTP and WebSocket client of the controllers (one TypeScript module)',
+    usage: INSPECT_USAGE,
+    run: (argv) => inspect('client', argv),
+  },
   routes: {
     summary: 'print the route table, and what was not mounted and why',
     usage: INSPECT_USAGE,

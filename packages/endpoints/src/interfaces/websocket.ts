@@ -7,6 +7,7 @@ import { bodyTooLarge, type Exchange } from '../http/exchange.js';
 import { type Outcome, PendingOutcome } from '../http/outcome.js';
 import { isJsonType } from '../media-type.js';
 import type { Settings } from '../settings.js';
+import type { MessageCheck } from '../validation/messages.js';
 
 /** One frame a client sends: a request to dispatch like an HTTP request. */
 interface RequestFrame {
@@ -118,9 +119,14 @@ export type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffe
  *   the same routing, lifecycle and rendering, and answered with `{path, uuid, code, body}`;
  * - closing runs `DISCONNECT`.
  * Frames larger than `websocketMessageLimit` close the socket (1009); past `websocketConnections`
- * open sockets, an upgrade is refused with 503.
+ * open sockets, an upgrade is refused with 503. With `messageValidation`, `check` refuses a frame
+ * that does not match its schema with a 400 reply frame, and the socket stays open.
  */
-export function websocketInterface(dispatcher: Dispatcher, settings: Settings): UpgradeListener {
+export function websocketInterface(
+  dispatcher: Dispatcher,
+  settings: Settings,
+  check: MessageCheck | null = null,
+): UpgradeListener {
   // Loaded on the first upgrade: importing ws costs a noticeable share of startup, and most
   // applications never see an upgrade.
   let server: Promise<WebSocketServer> | undefined;
@@ -159,6 +165,11 @@ export function websocketInterface(dispatcher: Dispatcher, settings: Settings): 
           frame = parseFrame(data, binary);
         } catch (error) {
           send({ code: 400, body: (error as Error).message });
+          return;
+        }
+        const refused = check === null ? null : check(frame);
+        if (refused !== null) {
+          send({ path: frame.path, uuid: frame.uuid, code: 400, body: refused });
           return;
         }
         const outcome = await run(upgrade, (frame.method ?? 'GET').toUpperCase(), frame.path, frame);

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { readModuleNotes } from '../discovery/source.js';
 import { keywordPlace, type Route, type RouteParameter } from '../routes/list.js';
 import { handlerNotes } from '../routing/annotations.js';
+import { type HandlerTypes, handlerKey, type ParameterType, type TypeExtraction } from '../types/extract.js';
 import { handlerOutcomes, type Outcomes } from './outcomes.js';
 import { castSchema, type JsonSchema, parameterSchema } from './schema.js';
 
@@ -18,6 +19,12 @@ export interface OpenApiOptions {
   license?: { name: string; identifier?: string; url?: string };
   /** `servers` (default `[{ url: '/' }]`: the host that serves the document). */
   servers?: readonly { url: string; description?: string }[];
+  /**
+   * A tsconfig.json: read parameter and return types from the handlers through the TypeScript
+   * compiler (loaded only then). Without it, parameters are typed by `static types` alone and
+   * response bodies are any JSON.
+   */
+  project?: string;
 }
 
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, unknown>> };
@@ -78,6 +85,13 @@ function docsOf(route: Route, method: string, cwd: string): Docs {
 
 const classPath = (route: Route) => `/${route.segments.join('/')}`;
 
+/** The handler a route runs, as the type extractor names it. */
+export const routeRef = (route: Route, cwd: string) => ({
+  file: resolve(cwd, route.file),
+  exportName: route.exportName,
+  method: route.method,
+});
+
 function words(text: string): string {
   return text
     .split(/[^A-Za-z0-9]+/)
@@ -101,7 +115,11 @@ function errorResponse(status: number): JsonSchema {
   return response;
 }
 
-function successResponse(status: number, mediaType: string | undefined): JsonSchema {
+function successResponse(
+  status: number,
+  mediaType: string | undefined,
+  returns: JsonSchema | null | undefined,
+): JsonSchema {
   const description = STATUS_CODES[status] ?? `Status ${status}`;
   if (status === 204 || status === 304) return { description };
   if (status >= 300 && status < 400) {
@@ -109,7 +127,8 @@ function successResponse(status: number, mediaType: string | undefined): JsonSch
   }
   // Content keys are bare media types: `text/csv`, not `text/csv; charset=utf-8`.
   const type = (mediaType ?? 'application/json').split(';')[0]?.trim() ?? 'application/json';
-  const schema = type === 'application/json' || type.endsWith('+json') ? {} : { type: 'string' };
+  const json = type === 'application/json' || type.endsWith('+json');
+  const schema = json ? (returns ?? {}) : { type: 'string' };
   return { description, content: { [type]: { schema } } };
 }
 
@@ -125,22 +144,42 @@ function documentedMethods(route: Route, classMethods: ReadonlySet<string>): str
   return OPENAPI_METHODS.includes(route.method) ? [route.method] : [];
 }
 
-function pathParameters(positionals: readonly RouteParameter[]): JsonSchema[] {
-  return positionals.map((param) => ({
-    name: param.name,
-    in: 'path',
-    required: true,
-    schema: castSchema(param.cast),
-  }));
+/**
+ * A parameter's schema: its cast or Standard Schema from `static types` when it has one (they decide
+ * what the handler receives), else its type in the signature when the compiler read it, else what
+ * the cast-free wire carries (`parameterSchema`).
+ */
+function typedSchema(param: RouteParameter, typed: ParameterType | undefined): JsonSchema {
+  if (param.cast !== undefined || typed === undefined) return parameterSchema(param);
+  const schema: JsonSchema = { ...typed.schema };
+  if (param.hasDefault && param.default !== null && param.default !== undefined)
+    schema.default = param.default;
+  return schema;
 }
 
-function queryParameters(route: Route): JsonSchema[] {
-  const parameters: JsonSchema[] = route.keywords.map((param) => ({
-    name: param.name,
-    in: 'query',
-    required: param.required,
-    schema: parameterSchema(param),
-  }));
+/** A parameter object; the signature's `@param` text, when there is one, is its description. */
+function parameterObject(param: RouteParameter, place: 'path' | 'query', typed: ParameterType | undefined) {
+  const parameter: JsonSchema = { name: param.name, in: place };
+  if (typed?.description) parameter.description = typed.description;
+  parameter.required = place === 'path' || param.required;
+  parameter.schema =
+    place === 'path' && (param.cast !== undefined || typed === undefined)
+      ? castSchema(param.cast)
+      : typedSchema(param, typed);
+  return parameter;
+}
+
+function pathParameters(
+  positionals: readonly RouteParameter[],
+  types: HandlerTypes | undefined,
+): JsonSchema[] {
+  return positionals.map((param, index) => parameterObject(param, 'path', types?.positionals[index]));
+}
+
+function queryParameters(route: Route, types: HandlerTypes | undefined): JsonSchema[] {
+  const parameters: JsonSchema[] = route.keywords.map((param) =>
+    parameterObject(param, 'query', types?.keywords.get(param.name)),
+  );
   if (route.keywordRest) {
     parameters.push({
       name: 'keywords',
@@ -155,11 +194,16 @@ function queryParameters(route: Route): JsonSchema[] {
 }
 
 /** The keyword object as a body schema; unknown keywords are a 400 unless the handler collects them. */
-function bodySchema(route: Route): JsonSchema {
+function bodySchema(route: Route, types: HandlerTypes | undefined): JsonSchema {
   const required = route.keywords.filter((param) => param.required).map((param) => param.name);
+  const property = (param: RouteParameter) => {
+    const typed = types?.keywords.get(param.name);
+    const schema = typedSchema(param, typed);
+    return typed?.description ? { ...schema, description: typed.description } : schema;
+  };
   return {
     type: 'object',
-    properties: Object.fromEntries(route.keywords.map((param) => [param.name, parameterSchema(param)])),
+    properties: Object.fromEntries(route.keywords.map((param) => [param.name, property(param)])),
     ...(required.length > 0 ? { required } : {}),
     additionalProperties: route.keywordRest,
   };
@@ -178,10 +222,16 @@ function requestBody(schemaName: string, schema: JsonSchema): JsonSchema {
 }
 
 /** Success statuses from the handler's code, then the status table's errors that apply. */
-function responses(route: Route, outcome: Outcomes, noteStatuses: readonly number[], hasBody: boolean) {
+function responses(
+  route: Route,
+  outcome: Outcomes,
+  noteStatuses: readonly number[],
+  hasBody: boolean,
+  returns: JsonSchema | null | undefined,
+) {
   const result: Record<string, JsonSchema> = {};
   for (const status of outcome.success)
-    result[String(status)] = successResponse(status, route.handler.mediaType);
+    result[String(status)] = successResponse(status, route.handler.mediaType, returns);
   const errors = new Set([400, ...outcome.errors, ...noteStatuses]);
   if (route.positionals.length > 0 || route.rest) errors.add(404);
   if (route.handler.cors) errors.add(403);
@@ -204,17 +254,23 @@ function methodsByClassPath(routes: readonly Route[]): Map<string, Set<string>> 
  * Builds the OpenAPI 3.1 document of a set of routes. Paths come from the class paths plus the
  * positionals (each optional positional adds a longer path); keywords become query parameters or a
  * request body; types come from `static types`; summaries from doc comments; responses from the
- * framework's status table and the handler's own code.
+ * framework's status table and the handler's own code. With `types` (read by the compiler, see
+ * types/extract.ts), parameters without a cast and response bodies are typed from the signatures.
+ * `onOperation` hears of each operation as it is built, with the route it documents.
  */
 export function openapiDocument(
   routes: readonly Route[],
   options: OpenApiOptions,
   cwd: string,
+  types?: TypeExtraction,
+  onOperation?: (route: Route, operation: JsonSchema) => void,
 ): OpenApiDocument {
   const paths: Record<string, Record<string, unknown>> = {};
   const schemas: Record<string, JsonSchema> = {
     Error: { type: 'string', description: 'The error message; every error body is this JSON string.' },
   };
+  // The extractor never names a type `Error` (it reserves the name), so the framework's stays.
+  Object.assign(schemas, types?.schemas);
   const securitySchemes: Record<string, JsonSchema> = {};
   const tags = new Map<string, string>();
   const operationIds = new Set<string>();
@@ -232,6 +288,7 @@ export function openapiDocument(
       return [{ [known.name]: [] }];
     });
     const noteStatuses = notes.flatMap((note) => note.statuses ?? []);
+    const handlerTypes = types?.handlers.get(handlerKey(routeRef(route, cwd)));
 
     for (const method of documentedMethods(route, classMethods.get(tag) ?? new Set())) {
       const docs = docsOf(route, method, cwd);
@@ -246,18 +303,22 @@ export function openapiDocument(
         for (let suffix = 2; operationIds.has(operationId); suffix += 1) operationId = `${baseId}${suffix}`;
         operationIds.add(operationId);
 
-        const parameters = [...pathParameters(positionals), ...(inQuery ? queryParameters(route) : [])];
+        const parameters = [
+          ...pathParameters(positionals, handlerTypes),
+          ...(inQuery ? queryParameters(route, handlerTypes) : []),
+        ];
         const operation: JsonSchema = { operationId, summary: docs.summary };
         if (docs.description) operation.description = docs.description;
         operation.tags = [tag];
         if (parameters.length > 0) operation.parameters = parameters;
         if (hasBody) {
           const schemaName = `${operationId.charAt(0).toUpperCase()}${operationId.slice(1)}Body`;
-          schemas[schemaName] = bodySchema(route);
+          schemas[schemaName] = bodySchema(route, handlerTypes);
           operation.requestBody = requestBody(schemaName, schemas[schemaName]);
         }
-        operation.responses = responses(route, outcome, noteStatuses, hasBody);
+        operation.responses = responses(route, outcome, noteStatuses, hasBody, handlerTypes?.returns);
         if (security.length > 0) operation.security = security;
+        onOperation?.(route, operation);
         paths[path] = { ...paths[path], [method.toLowerCase()]: operation };
       }
     }

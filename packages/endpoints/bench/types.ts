@@ -1,0 +1,191 @@
+/**
+ * The costs of issue 37's features, each in fresh processes:
+ * - `app.openapi({ project })` over a generated 200-module app, cold (the TypeScript program is
+ *   built, every handler's types read): wall and CPU time of the first call;
+ * - `tsc --noEmit` of a consumer of `endpoints client`'s module for that app, against the same
+ *   consumer written for hono's RPC client (`hc<AppType>`) over an equivalent hono app, which tsc
+ *   must infer from the server's code; tsc's own "Total time" (`--extendedDiagnostics`) and wall;
+ * - the CPU per request of `responseValidation: 'strict'` against off on the four bench routes,
+ *   through `app.fetch` with no sockets, windows of the two apps alternating, median window.
+ * Usage: tsx bench/types.ts; prints one JSON line (bench/run.ts adds it to RESULTS.md).
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { createApp } from '../src/index.js';
+import { generateControllers } from './generate.js';
+import { ROUTES, requestOf } from './measure.js';
+
+const benchDir = fileURLToPath(new URL('.', import.meta.url));
+const packageRoot = join(benchDir, '..');
+const bins = join(packageRoot, '..', '..', 'node_modules', '.bin');
+const MODULES = 200;
+const run = promisify(execFile);
+
+const TSCONFIG = {
+  compilerOptions: {
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    strict: true,
+    skipLibCheck: true,
+    types: ['node'],
+    noEmit: true,
+  },
+};
+
+/** The cold document: a fresh process building the program and reading 400 handlers. */
+async function coldOpenapi(dir: string) {
+  const script = `
+    import { createApp } from ${JSON.stringify(join(packageRoot, 'src', 'index.ts'))};
+    const app = await createApp({ controllerPrefix: ${JSON.stringify(dir)}, log: () => {} });
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    const document = app.openapi({ project: ${JSON.stringify(join(dir, 'tsconfig.json'))} });
+    const used = process.cpuUsage(cpu);
+    console.log(JSON.stringify({ wallMs: performance.now() - started, cpuMs: (used.user + used.system) / 1000,
+      typed: Object.values(document.paths).filter((item) => JSON.stringify(item).includes('"module"')).length }));`;
+  const { stdout } = await run(join(bins, 'tsx'), ['--input-type=module', '-e', script], {
+    cwd: packageRoot,
+  });
+  return JSON.parse(stdout) as { wallMs: number; cpuMs: number; typed: number };
+}
+
+/** tsc's own account of a `--noEmit` run ("Total time", its CPU-bound work) and the wall time around it. */
+async function typecheck(dir: string) {
+  const started = performance.now();
+  const { stdout } = await run(join(bins, 'tsc'), ['--noEmit', '--extendedDiagnostics', '-p', dir], {
+    cwd: dir,
+  });
+  const wallMs = performance.now() - started;
+  const total = /Total time:\s+([\d.]+)s/.exec(stdout)?.[1];
+  const types = /Types:\s+(\d+)/.exec(stdout)?.[1];
+  return { wallMs, totalMs: Number(total) * 1000, types: Number(types) };
+}
+
+/** Our consumer: the emitted module, then calls on a few of its operations. */
+async function oursConsumer(dir: string): Promise<string> {
+  const out = join(packageRoot, '.tmp', 'bench-client-ours');
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  await run(
+    join(bins, 'tsx'),
+    [
+      join(packageRoot, 'bin', 'endpoints.ts'),
+      'client',
+      '--prefix',
+      dir,
+      '--project',
+      join(dir, 'tsconfig.json'),
+      '--out',
+      join(out, 'client.ts'),
+    ],
+    { cwd: packageRoot },
+  );
+  const calls = Array.from({ length: MODULES }, (_, i) => {
+    const base = `/area${Math.floor(i / 10)}/module-${i}`;
+    return `  await http.GET('${base}/{id}', { params: { path: { id: '1' }, query: { verbose: true } } });
+  await http.POST('${base}/item${i}', { body: { name: 'n' } });`;
+  });
+  writeFileSync(
+    join(out, 'consumer.ts'),
+    `import { createHttpClient } from './client.js';\nconst http = createHttpClient({ baseUrl: 'http://127.0.0.1' });\nexport async function all() {\n${calls.join('\n')}\n}\n`,
+  );
+  writeFileSync(join(out, 'package.json'), JSON.stringify({ type: 'module' }));
+  writeFileSync(join(out, 'tsconfig.json'), JSON.stringify({ ...TSCONFIG, files: ['consumer.ts'] }));
+  return out;
+}
+
+/**
+ * The same 200 modules as hono sub-apps (GET /:id with a `verbose` query, POST /item<i> with a JSON
+ * body), mounted with `.route()` into one AppType, and a consumer calling each through `hc`. No
+ * validators (no zod), the lightest typing hono allows: paths and path parameters are inferred from
+ * the server, queries and bodies are not typed at all, so hono's side does less checking than ours.
+ */
+function honoConsumer(): string {
+  const out = join(packageRoot, '.tmp', 'bench-client-hono');
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  const modules = Array.from(
+    { length: MODULES },
+    (_, i) => `const m${i} = new Hono()
+  .get('/:id', (c) => c.json({ module: ${i}, id: c.req.param('id'), verbose: c.req.query('verbose') === 'true' }))
+  .post('/item${i}', async (c) => { const { name } = await c.req.json<{ name: string }>(); return c.json({ item: ${i}, name }); });`,
+  );
+  const mounts = Array.from(
+    { length: MODULES },
+    (_, i) => `  .route('/area${Math.floor(i / 10)}/module-${i}', m${i})`,
+  );
+  writeFileSync(
+    join(out, 'server.ts'),
+    `import { Hono } from 'hono';\n${modules.join('\n')}\nexport const app = new Hono()\n${mounts.join('\n')};\nexport type AppType = typeof app;\n`,
+  );
+  const calls = Array.from({ length: MODULES }, (_, i) => {
+    const path = `client.area${Math.floor(i / 10)}['module-${i}']`;
+    return `  await ${path}[':id'].$get({ param: { id: '1' } });
+  await ${path}.item${i}.$post({ json: { name: 'n' } });`;
+  });
+  writeFileSync(
+    join(out, 'consumer.ts'),
+    `import { hc } from 'hono/client';\nimport type { AppType } from './server.js';\nconst client = hc<AppType>('http://127.0.0.1');\nexport async function all() {\n${calls.join('\n')}\n}\n`,
+  );
+  writeFileSync(join(out, 'package.json'), JSON.stringify({ type: 'module' }));
+  writeFileSync(join(out, 'tsconfig.json'), JSON.stringify({ ...TSCONFIG, files: ['consumer.ts'] }));
+  return out;
+}
+
+/** CPU µs per request through `app.fetch`, for `off` and `strict` by turns; the median window of each. */
+async function validationCost() {
+  const options = {
+    controllerPrefix: join(benchDir, 'controllers'),
+    log: () => {},
+    project: join(packageRoot, 'tsconfig.json'),
+  };
+  const apps = {
+    off: await createApp(options),
+    strict: await createApp({ ...options, responseValidation: 'strict' }),
+  };
+  const PER_WINDOW = 5000;
+  const WINDOWS = 7;
+  const result: Record<string, { off: number; strict: number }> = {};
+  for (const route of ROUTES) {
+    const request = requestOf(route);
+    const once = async (app: (typeof apps)['off']) => {
+      const response = await app.fetch(
+        new Request(`http://127.0.0.1${route.path}`, {
+          method: request.method,
+          ...(request.headers ? { headers: request.headers } : {}),
+          ...(request.body ? { body: request.body } : {}),
+        }),
+      );
+      if (response.status !== 200) throw new Error(`${route.path} answered ${response.status}`);
+      await response.arrayBuffer();
+    };
+    const windows: Record<'off' | 'strict', number[]> = { off: [], strict: [] };
+    for (let window = 0; window < WINDOWS + 2; window += 1) {
+      for (const mode of window % 2 === 0 ? (['off', 'strict'] as const) : (['strict', 'off'] as const)) {
+        const cpu = process.cpuUsage();
+        for (let i = 0; i < PER_WINDOW; i += 1) await once(apps[mode]);
+        const used = process.cpuUsage(cpu);
+        // The first two windows of each warm the JIT.
+        if (window >= 2) windows[mode].push((used.user + used.system) / PER_WINDOW);
+      }
+    }
+    const median = (values: number[]) =>
+      [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+    result[`${request.method} ${route.path}`] = { off: median(windows.off), strict: median(windows.strict) };
+  }
+  return result;
+}
+
+const dir = join(packageRoot, '.tmp', 'bench-types-app');
+generateControllers(dir, MODULES, 'ts', join(packageRoot, 'src', 'index.js'));
+writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ ...TSCONFIG, include: ['.'] }));
+const openapi = await coldOpenapi(dir);
+const ours = await typecheck(await oursConsumer(dir));
+const hono = await typecheck(honoConsumer());
+const perRequest = await validationCost();
+process.stdout.write(`${JSON.stringify({ modules: MODULES, openapi, ours, hono, perRequest })}\n`);
