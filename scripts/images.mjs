@@ -57,11 +57,15 @@ function main(argv) {
   }
   const revision = git('rev-parse', '--verify', 'HEAD');
   if (revision === undefined) {
-    fail('not a git checkout: images are tagged by commit id, so build from a git clone (a tarball has none)');
+    fail(
+      'not a git checkout: images are tagged by commit id, so build from a git clone (a tarball has none)',
+    );
   }
   const short = git('rev-parse', '--short', 'HEAD');
   if (git('status', '--porcelain', '--untracked-files=no')) {
-    process.stderr.write(`images: uncommitted changes are not in the images: they are built from commit ${short}\n`);
+    process.stderr.write(
+      `images: uncommitted changes are not in the images: they are built from commit ${short}\n`,
+    );
   }
   const tool = engine();
   const nodeImage = process.env.NODE_IMAGE || DEFAULT_NODE_IMAGE;
