@@ -111,10 +111,16 @@ interface JsonDecision {
   statuses: { code: string; currentLimit?: { requestsPerUnit: number }; limitRemaining?: number }[];
 }
 
-async function askJson(port: number, domain: string, key: string, value: string): Promise<JsonDecision> {
+async function askJson(
+  port: number,
+  domain: string,
+  key: string,
+  value: string,
+  more: { key: string; value: string }[] = [],
+): Promise<JsonDecision> {
   const response = await fetch(`http://127.0.0.1:${port}/json`, {
     method: 'POST',
-    body: JSON.stringify({ domain, descriptors: [{ entries: [{ key, value }] }] }),
+    body: JSON.stringify({ domain, descriptors: [{ entries: [{ key, value }, ...more] }] }),
   });
   assert.equal(response.status === 200 || response.status === 429, true, `/json answered ${response.status}`);
   return (await response.json()) as JsonDecision;
@@ -601,7 +607,7 @@ describe('container images from a clean clone', { skip, timeout: BUILD_TIMEOUT_M
     }
   });
 
-  test('podman-compose up of deploy/compose.yaml brings the rate limit service and Redis up and answering', async () => {
+  test('podman-compose up of deploy/compose.yaml brings the rate limit service and Redis up, answering what deploy/envoy/envoy.yaml asks', async () => {
     const http = await freePort();
     const project = `${run}-compose`;
     const env = {
@@ -629,6 +635,41 @@ describe('container images from a clean clone', { skip, timeout: BUILD_TIMEOUT_M
         ['OK', 'OK', 'OVER_LIMIT'],
         'example.yaml: unspec is 2 per minute, counted in Redis',
       );
+      // What Envoy with deploy/envoy/envoy.yaml sends for `curl -H foo:pelle -H baz:not-so-shady
+      // envoy:8888/header` (the reference's trigger-ratelimit.sh): 3 per minute, the 4th is over.
+      const envoy = parseYaml(readFileSync(join(clone, 'deploy', 'envoy', 'envoy.yaml'), 'utf8'));
+      const manager = envoy.static_resources.listeners[0].filter_chains[0].filters[0].typed_config;
+      const filter = manager.http_filters.find(
+        (f: { name: string }) => f.name === 'envoy.filters.http.ratelimit',
+      );
+      const cluster = envoy.static_resources.clusters.find(
+        (c: { name: string }) =>
+          c.name === filter.typed_config.rate_limit_service.grpc_service.envoy_grpc.cluster_name,
+      );
+      const address = cluster.load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address;
+      assert.deepEqual(
+        [address.address, address.port_value],
+        ['ratelimit', 8081],
+        'the compose service, gRPC',
+      );
+      const route = manager.route_config.virtual_hosts[0].routes.find(
+        (r: { match: { prefix: string } }) => r.match.prefix === '/header',
+      );
+      const headers: Record<string, string> = { foo: 'pelle', baz: 'not-so-shady' };
+      const entries = route.route.rate_limits[0].actions.map(
+        (a: { request_headers: { header_name: string; descriptor_key: string } }) => ({
+          key: a.request_headers.descriptor_key,
+          value: headers[a.request_headers.header_name] as string,
+        }),
+      );
+      const [first, ...rest] = entries;
+      const codes = [];
+      for (let i = 0; i < 4; i++) {
+        codes.push(
+          (await askJson(http, filter.typed_config.domain, first.key, first.value, rest)).overallCode,
+        );
+      }
+      assert.deepEqual(codes, ['OK', 'OK', 'OK', 'OVER_LIMIT']);
     } finally {
       const down = await compose(['down', '--timeout', '20']);
       assert.equal(down.code, 0, down.stdout + down.stderr);
