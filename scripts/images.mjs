@@ -70,7 +70,6 @@ function main(argv) {
   const tool = engine();
   const nodeImage = process.env.NODE_IMAGE || DEFAULT_NODE_IMAGE;
   const repository = process.env.IMAGE_REPOSITORY || 'localhost/platform';
-  const rootManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
   const context = join(outDir, 'context');
   rmSync(context, { recursive: true, force: true });
@@ -79,9 +78,10 @@ function main(argv) {
     stdio: 'inherit',
   });
   if (archive.status !== 0) fail('git archive HEAD failed');
+  const rootManifest = JSON.parse(readFileSync(join(context, 'package.json'), 'utf8'));
 
   for (const name of names) {
-    const manifest = JSON.parse(readFileSync(join(root, 'packages', name, 'package.json'), 'utf8'));
+    const manifest = JSON.parse(readFileSync(join(context, 'packages', name, 'package.json'), 'utf8'));
     const tags = [`${repository}/${name}:${revision}`, `${repository}/${name}:${short}`];
     process.stdout.write(`images: building ${name} ${manifest.version} at ${short} on ${nodeImage}\n`);
     const build = run(
@@ -94,14 +94,12 @@ function main(argv) {
         name,
         '--build-arg',
         `NODE_IMAGE=${nodeImage}`,
-        '--build-arg',
-        `REVISION=${revision}`,
-        '--build-arg',
-        `VERSION=${manifest.version}`,
-        '--build-arg',
-        `SOURCE=${sourceUrl()}`,
-        '--build-arg',
-        `LICENSES=${manifest.license ?? rootManifest.license ?? 'NOASSERTION'}`,
+        ...Object.entries({
+          revision,
+          version: manifest.version,
+          source: sourceUrl(),
+          licenses: manifest.license ?? rootManifest.license ?? 'NOASSERTION',
+        }).flatMap(([key, value]) => ['--label', `org.opencontainers.image.${key}=${value}`]),
         ...(process.env.NODE_EXTRA_CA_CERTS
           ? ['--secret', `id=npm_ca,src=${process.env.NODE_EXTRA_CA_CERTS}`]
           : []),
