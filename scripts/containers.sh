@@ -17,9 +17,11 @@ as_root() {
   fi
 }
 
-# The dnsname CNI plugin lets the containers of one Compose project find each other by service name.
+# The dnsname CNI plugin lets the containers of one Compose project find each other by service name;
+# catatonit is the pause process of the pods `podman kube play` makes.
 missing=()
-for pkg in podman buildah runc debootstrap podman-compose golang-github-containernetworking-plugin-dnsname; do
+for pkg in podman buildah runc debootstrap podman-compose catatonit \
+  golang-github-containernetworking-plugin-dnsname; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then

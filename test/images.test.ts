@@ -33,7 +33,7 @@ import {
   startRedis,
 } from '@platform/testkit';
 import pg from 'pg';
-import { parseAllDocuments, parse as parseYaml } from 'yaml';
+import { parseAllDocuments, parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const IMAGES = ['ratelimit', 'books', 'endpoints'] as const;
@@ -558,8 +558,10 @@ describe('container images from a clean clone', { skip, timeout: BUILD_TIMEOUT_M
   });
 
   test('podman kube play of the rate limit manifests gives a ready pod that answers', async () => {
-    // What kustomize would do (the image of this commit), and the Redis address: the stand-in Redis
-    // runs in a container on podman's network, as the pod does.
+    // Changed before playing: the image of this commit (kustomize's job); REDIS_URL, to the stand-in Redis
+    // on podman's network, as the pod is; one replica, whose ports are published on free loopback ports
+    // (podman 4.3 publishes every containerPort on the host, at the same port unless hostPort is given, so
+    // two replicas, or the defaults 8080/8081/6070, would clash).
     const redisContainer = name('kube-redis');
     await podmanOk(['run', '--detach', '--name', redisContainer, '--network', 'podman', redisStandIn]);
     const redisIp = await podmanOk([
@@ -568,42 +570,58 @@ describe('container images from a clean clone', { skip, timeout: BUILD_TIMEOUT_M
       '{{.NetworkSettings.Networks.podman.IPAddress}}',
       redisContainer,
     ]);
-    const manifest = readFileSync(join(clone, 'deploy', 'kubernetes', 'ratelimit.yaml'), 'utf8')
-      .replace('image: localhost/platform/ratelimit', `image: ${tag('ratelimit')}`)
-      .replace('REDIS_URL: redis:6379', `REDIS_URL: ${redisIp}:6379`);
+    const hostPorts = new Map<string, number>();
+    const documents = parseAllDocuments(
+      readFileSync(join(clone, 'deploy', 'kubernetes', 'ratelimit.yaml'), 'utf8'),
+    ).map((document) => document.toJS());
+    for (const document of documents) {
+      if (document.kind === 'Deployment') {
+        document.spec.replicas = 1;
+        for (const container of document.spec.template.spec.containers) {
+          container.image = tag('ratelimit');
+          for (const port of container.ports) {
+            hostPorts.set(port.name, await freePort());
+            Object.assign(port, { hostIP: '127.0.0.1', hostPort: hostPorts.get(port.name) });
+          }
+        }
+      }
+      if (document.metadata.name === 'ratelimit-settings') document.data.REDIS_URL = `${redisIp}:6379`;
+    }
     const file = join(scratch, 'ratelimit-kube.yaml');
-    writeFileSync(file, manifest);
-    await podmanOk(['kube', 'play', '--network', 'podman', file]);
+    writeFileSync(file, documents.map((document) => stringifyYaml(document)).join('---\n'));
+    const played = await podman(['kube', 'play', '--network', 'podman', file]);
     try {
-      const pod = 'ratelimit-pod';
-      await waitFor('the pod to run', async () =>
-        (await podmanOk(['pod', 'inspect', '--format', '{{.State}}', pod])) === 'Running' ? true : undefined,
-      );
-      const infra = await podmanOk(['pod', 'inspect', '--format', '{{.InfraContainerID}}', pod]);
-      const ip = await podmanOk([
-        'inspect',
-        '--format',
-        '{{.NetworkSettings.Networks.podman.IPAddress}}',
-        infra,
-      ]);
-      await ready(`http://${ip}:8080/healthcheck`);
-      const decision = await askJson(8080, 'rl', 'unspec', 'x').catch(() => undefined);
-      assert.equal(decision, undefined, 'nothing of the pod is on the host network');
-      const response = await fetch(`http://${ip}:8080/json`, {
-        method: 'POST',
-        body: JSON.stringify({ domain: 'rl', descriptors: [{ entries: [{ key: 'unspec', value: 'x' }] }] }),
-      });
-      assert.equal(response.status, 200);
-      const body = (await response.json()) as JsonDecision;
+      assert.equal(played.code, 0, played.stdout + played.stderr);
+      const http = hostPorts.get('http') as number;
+      await ready(`http://127.0.0.1:${http}/healthcheck`);
+      const decision = await askJson(http, 'rl', 'unspec', 'kube');
       assert.equal(
-        body.statuses[0]?.currentLimit?.requestsPerUnit,
+        decision.statuses[0]?.currentLimit?.requestsPerUnit,
         2,
-        'the ConfigMap example.yaml is loaded',
+        'example.yaml of the ConfigMap is loaded',
       );
-      const user = await podmanOk(['exec', `${pod}-ratelimit`, 'id', '-u']);
-      assert.equal(user, '1000');
+      const remote = new RemoteRateLimiter(`127.0.0.1:${hostPorts.get('grpc')}`, { timeoutMs: 5000 });
+      try {
+        const second = await remote.shouldRateLimit('rl', [{ entries: [{ key: 'unspec', value: 'kube' }] }]);
+        assert.equal(second.overLimit, false);
+        const third = await remote.shouldRateLimit('rl', [{ entries: [{ key: 'unspec', value: 'kube' }] }]);
+        assert.equal(
+          third.overLimit,
+          true,
+          'counted in the stand-in Redis: the third call in a minute is over 2',
+        );
+      } finally {
+        await remote.close();
+      }
+      const container = 'ratelimit-pod-0-ratelimit';
+      assert.equal(await podmanOk(['exec', container, 'id', '-u']), '1000');
+      assert.equal(
+        await podmanOk(['inspect', '--format', '{{.HostConfig.ReadonlyRootfs}}', container]),
+        'true',
+      );
     } finally {
       await podman(['kube', 'down', file]);
+      await podman(['volume', 'rm', '--force', 'ratelimit-config']);
     }
   });
 
