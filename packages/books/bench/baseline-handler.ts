@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { loadContract } from '../src/http/contract.js';
-import type { Schemas } from '../src/http/operations.js';
+import { loadContract } from '../src/contract/document.js';
+import type { Schemas } from '../src/contract/schemas.js';
 import { pageRequest } from '../src/http/pagination.js';
 import { bookPageSql } from '../src/modules/books/books.repository.js';
 

@@ -4,13 +4,12 @@
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { freePort } from '@platform/testkit';
-import pg from 'pg';
 import { startDevIdentityProvider } from '../dev/identity-provider.js';
-import { CookieBrowser } from '../test/support/cookie-browser.js';
-import { signInThroughService } from '../test/support/dev-login.js';
 import { type LoadOptions, loadCommand, runLoad } from './load.js';
 import { type Measurement, machineLine, resultsTable, SEARCH_REQUEST, targetsChecklist } from './report.js';
+import { benchSchema } from './schema.js';
 import { type BenchServer, startBenchServer } from './servers/spawn.js';
+import { firstBookId, login } from './session.js';
 import { HOME_REQUEST, HOME_SERVER, homePagePlan, homePageTargets } from './web-front.js';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -26,47 +25,7 @@ interface DatabaseTarget {
 }
 
 async function postgresTarget(url: string): Promise<DatabaseTarget> {
-  const schema = `books_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  return {
-    label: 'PostgreSQL',
-    env: { BENCH_PG_URL: url, BENCH_PG_SCHEMA: schema },
-    async cleanup() {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(`drop schema ${schema} cascade`);
-      await client.end();
-    },
-  };
-}
-
-/**
- * Logs in through the provider's form and the service's callback. Returns the session id and the
- * Cookie header a browser would then send (JSESSIONID and XSRF-TOKEN).
- */
-async function login(app: string): Promise<{ sessionId: string; cookie: string }> {
-  const browser = new CookieBrowser();
-  const landed = await browser.request(await signInThroughService(browser, app, 'alice'));
-  if (landed.status !== 302) throw new Error(`login callback answered ${landed.status}`);
-  // Cookies ignore ports, so the jar also holds the provider's (same host): keep the service's two.
-  const cookies = await browser.jar.getCookies(app);
-  const value = (name: string) => cookies.find((cookie) => cookie.key === name)?.value;
-  const sessionId = value('JSESSIONID');
-  if (sessionId === undefined) throw new Error('no JSESSIONID after login');
-  return { sessionId, cookie: `JSESSIONID=${sessionId}; XSRF-TOKEN=${value('XSRF-TOKEN') ?? ''}` };
-}
-
-async function firstBookId(app: string, cookie: string): Promise<string> {
-  const response = await fetch(`${app}/books?page=0&size=1`, {
-    headers: { cookie, accept: 'application/json' },
-  });
-  const page = (await response.json()) as { _embedded?: { books?: { id: string }[] } };
-  const id = page._embedded?.books?.[0]?.id;
-  if (id === undefined) throw new Error(`GET /books answered ${response.status} without books`);
-  return id;
+  return { label: 'PostgreSQL', ...(await benchSchema(url)) };
 }
 
 /** A search that matches 21 of the 10,000 seeded books (authors `Author 42`, and book 42's synopsis). */

@@ -1,11 +1,9 @@
 import { resolve } from 'node:path';
 import { OidcError } from './auth/oidc/errors.js';
 import { loadOidcProviders, type OidcProviderSettings } from './auth/oidc/settings.js';
+import type { DatabaseConfig } from './db/open.js';
+import { LOG_FORMATS, type LogFormat } from './log-format.js';
 import type { RateLimitSettings } from './rate-limit/user-rate-limit.js';
-
-export type DatabaseConfig =
-  | { driver: 'pglite' /** undefined = in memory */; dataDir: string | undefined }
-  | { driver: 'postgres'; url: string; poolMax: number; schema?: string };
 
 export interface SessionConfig {
   /** Keys the HMAC under which session ids are stored. */
@@ -40,6 +38,8 @@ export interface Config {
   oidcProviders: OidcProviderSettings[];
   production: boolean;
   logLevel: string;
+  /** LOG_FORMAT; undefined: text on a terminal, JSON otherwise (see resolveLogFormat). */
+  logFormat: LogFormat | undefined;
   /** Bearer token a Prometheus scraper sends for /actuator/prometheus (METRICS_TOKEN); admins need none. */
   metricsToken: string | undefined;
 }
@@ -188,6 +188,15 @@ function parseLogLevel(raw: string | undefined): string {
   return raw;
 }
 
+function parseLogFormat(raw: string | undefined): LogFormat | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const format = LOG_FORMATS.find((name) => name === raw);
+  if (format === undefined) {
+    throw new ConfigError(`invalid LOG_FORMAT '${raw}': expected ${LOG_FORMATS.join(' or ')}`);
+  }
+  return format;
+}
+
 function parseOidcProviders(env: NodeJS.ProcessEnv): OidcProviderSettings[] {
   try {
     return loadOidcProviders(env);
@@ -243,6 +252,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     oidcProviders: parseOidcProviders(env),
     production,
     logLevel: parseLogLevel(env.LOG_LEVEL),
+    logFormat: parseLogFormat(env.LOG_FORMAT),
     metricsToken: parseMetricsToken(env.METRICS_TOKEN),
   };
 }

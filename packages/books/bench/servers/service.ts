@@ -1,9 +1,11 @@
 // The book service as `npm start` builds it (sessions, CSRF, guards, contract validation), on the
 // benchmark database. Run by bench/run.ts; the environment carries the OIDC settings and PORT.
-import { buildApp } from '../../src/app.js';
+import { buildApp } from '../../src/app/app.js';
 import { loadConfig } from '../../src/config.js';
 import { announce, openBenchDatabase } from './database.js';
+import { profileOnSignal } from './profiler.js';
 
+profileOnSignal(process.env.BENCH_PROFILE_FILE);
 const db = await openBenchDatabase(process.env);
 const config = loadConfig(process.env);
 const app = await buildApp({ config, db, logger: false });

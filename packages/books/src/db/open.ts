@@ -1,7 +1,10 @@
-import type { DatabaseConfig } from '../config.js';
 import type { Database } from './database.js';
 import { openPglite } from './pglite.js';
 import { openPostgres } from './postgres.js';
+
+export type DatabaseConfig =
+  | { driver: 'pglite' /** undefined = in memory */; dataDir: string | undefined }
+  | { driver: 'postgres'; url: string; poolMax: number; schema?: string };
 
 /** Opens the database the configuration names: embedded PGlite, or a PostgreSQL server. */
 export function openDatabase(config: DatabaseConfig): Promise<Database> {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
+import { HAL_CONTENT_TYPE } from './operations.js';
 
 /**
  * The strong entity tag of a representation: `"<row version>-<digest>"`. The version moves at every
@@ -113,4 +114,24 @@ export async function versionForConditionalWrite<T extends { version: number }>(
   if (!hasPreconditions(request)) return undefined;
   const current = await readCurrent();
   return evaluatePreconditions(request, tagOf(current)).comparedTags ? current.version : undefined;
+}
+
+/**
+ * A GET of a versioned resource: sends its ETag, and answers 304 with no body when If-None-Match holds
+ * that tag; otherwise the resource, as HAL.
+ */
+export function conditionalGet<R>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  version: number,
+  resource: R,
+): R | undefined {
+  const tag = entityTag(version, resource);
+  reply.header('etag', tag);
+  if (evaluatePreconditions(request, tag).notModified) {
+    reply.code(304);
+    return undefined;
+  }
+  reply.type(HAL_CONTENT_TYPE);
+  return resource;
 }

@@ -35,6 +35,4 @@ export type OperationHandler<K extends OperationId> = (
 /** One handler per operation; the compiler reports a missing or mistyped one. */
 export type OperationHandlers = { [K in OperationId]: OperationHandler<K> };
 
-export type Schemas = import('../generated/api.js').components['schemas'];
-
 export const HAL_CONTENT_TYPE = 'application/hal+json';

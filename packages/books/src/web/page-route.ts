@@ -7,12 +7,12 @@ import type {
 } from 'fastify';
 import { checkCsrfFormField } from '../auth/csrf.js';
 import { guardFor } from '../auth/guards.js';
-import { canonicaliseUuids } from '../http/identifiers.js';
 import type { OperationId } from '../http/operations.js';
+import { takeFlash } from '../pages/flash.js';
+import { backOf } from '../pages/forms.js';
+import type { Flash } from '../pages/layout.js';
+import { canonicaliseUuids } from '../plugins/app/identifiers.js';
 import { securityOf } from './contract-rules.js';
-import { takeFlash } from './flash.js';
-import { backOf } from './forms.js';
-import type { Flash } from './layout.js';
 
 export interface PageRoute<Query, Params> {
   method: 'GET' | 'POST';

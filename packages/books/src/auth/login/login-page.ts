@@ -1,5 +1,5 @@
-import { html } from '../../web/html.js';
-import { htmlPage, type Viewer } from '../../web/layout.js';
+import { html } from '../../pages/html.js';
+import { htmlPage, type Viewer } from '../../pages/layout.js';
 import type { OidcProviderSummary } from '../oidc/client.js';
 
 export interface LoginPageState {

@@ -1,5 +1,6 @@
-import { html } from '../../web/html.js';
-import { csrfField, htmlPage, LOGOUT_PATH, type Viewer } from '../../web/layout.js';
+import { html } from '../../pages/html.js';
+import { csrfField, htmlPage, type Viewer } from '../../pages/layout.js';
+import { LOGOUT_PATH } from '../guards.js';
 
 /**
  * `GET /logout`: Spring Security's default logout confirmation, a form that posts to /logout with the

@@ -1,18 +1,17 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import { baseUrlOf } from '../../http/links.js';
-import { sendProblem } from '../../http/problem.js';
 import type { UsersRepository } from '../../modules/users/users.repository.js';
-import { pageErrorHandler } from '../../web/errors.js';
-import { LOGOUT_PATH } from '../../web/layout.js';
-import { viewerOf } from '../../web/viewer.js';
+import { pageErrorHandler } from '../../pages/errors.js';
+import { safeReturnTo } from '../../pages/return-to.js';
+import { viewerOf } from '../../pages/viewer.js';
+import { sendProblem } from '../../plugins/app/problem.js';
 import { checkCsrfFormField, maskCsrfToken } from '../csrf.js';
-import { LOGIN_PATH, prefersHtml } from '../guards.js';
+import { LOGIN_PATH, LOGOUT_PATH, prefersHtml } from '../guards.js';
 import type { OidcClient, PendingAuthorization } from '../oidc/client.js';
 import { OidcError } from '../oidc/errors.js';
 import { loginPage } from './login-page.js';
 import { logoutPage } from './logout-page.js';
-import { safeReturnTo } from './return-to.js';
 
 /** Session attribute holding state, nonce and PKCE verifier between the redirect and the callback. */
 const PENDING_LOGIN = 'oidcPending';

@@ -1,13 +1,10 @@
 import type { FastifyRequest } from 'fastify';
-import {
-  entityTag,
-  evaluatePreconditions,
-  versionForConditionalWrite,
-} from '../../http/conditional-requests.js';
+import { signedInUser } from '../../auth/signed-in-user.js';
+import type { Schemas } from '../../contract/schemas.js';
+import { conditionalGet, entityTag, versionForConditionalWrite } from '../../http/conditional-requests.js';
 import { baseUrlOf } from '../../http/links.js';
-import { HAL_CONTENT_TYPE, type OperationHandlers, type Schemas } from '../../http/operations.js';
+import { HAL_CONTENT_TYPE, type OperationHandlers } from '../../http/operations.js';
 import { pageLinks, pageMetadata, pageRequest } from '../../http/pagination.js';
-import { signedInUser } from '../../http/request-context.js';
 import type { User } from '../users/user.js';
 import type { Book, BookFields } from './book.js';
 import { bookResource } from './books.resource.js';
@@ -58,15 +55,12 @@ export function booksHandlers(
     },
     async getBook(request, reply) {
       const book = await books.get(signedInUser(request), request.params.id);
-      const resource = bookResource(baseUrlOf(request, publicBaseUrl), book);
-      const tag = entityTag(book.version, resource);
-      reply.header('etag', tag);
-      if (evaluatePreconditions(request, tag).notModified) {
-        reply.code(304);
-        return undefined;
-      }
-      reply.type(HAL_CONTENT_TYPE);
-      return resource;
+      return conditionalGet(
+        request,
+        reply,
+        book.version,
+        bookResource(baseUrlOf(request, publicBaseUrl), book),
+      );
     },
     async updateBook(request, reply) {
       const caller = signedInUser(request);

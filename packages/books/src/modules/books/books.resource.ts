@@ -1,5 +1,5 @@
+import type { Schemas } from '../../contract/schemas.js';
 import { link } from '../../http/links.js';
-import type { Schemas } from '../../http/operations.js';
 import type { Book } from './book.js';
 
 export const bookPath = (id: string) => `/books/${id}`;

@@ -1,13 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import {
-  entityTag,
-  evaluatePreconditions,
-  versionForConditionalWrite,
-} from '../../http/conditional-requests.js';
+import { signedInUser } from '../../auth/signed-in-user.js';
+import { conditionalGet, entityTag, versionForConditionalWrite } from '../../http/conditional-requests.js';
 import { baseUrlOf } from '../../http/links.js';
 import { HAL_CONTENT_TYPE, type OperationHandlers } from '../../http/operations.js';
 import { pageLinks, pageMetadata, pageRequest } from '../../http/pagination.js';
-import { signedInUser } from '../../http/request-context.js';
 import type { Transition } from './reservation.js';
 import { reservationResource } from './reservations.resource.js';
 import type { ReservationsService } from './reservations.service.js';
@@ -56,14 +52,7 @@ export function reservationsHandlers(
       const { bookId, reservationId } = request.params;
       const reservation = await reservations.get(user, bookId, reservationId);
       const resource = reservationResource(baseUrlOf(request, publicBaseUrl), reservation, user);
-      const tag = entityTag(reservation.version, resource);
-      reply.header('etag', tag);
-      if (evaluatePreconditions(request, tag).notModified) {
-        reply.code(304);
-        return undefined;
-      }
-      reply.type(HAL_CONTENT_TYPE);
-      return resource;
+      return conditionalGet(request, reply, reservation.version, resource);
     },
     cancelReservation: (request, reply) => applied(request, reply, 'cancel'),
     collectReservation: (request, reply) => applied(request, reply, 'collect'),

@@ -1,5 +1,5 @@
+import type { Schemas } from '../../contract/schemas.js';
 import { type Link, link } from '../../http/links.js';
-import type { Schemas } from '../../http/operations.js';
 import { bookPath } from '../books/books.resource.js';
 import type { User } from '../users/user.js';
 import { type Reservation, transitionsFor } from './reservation.js';

@@ -1,7 +1,7 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import { loadContract } from './contract.js';
+import { loadContract } from '../../contract/document.js';
 import { API_DOCS_PATH, swaggerUiBranding } from './docs-theme.js';
 
 export const SWAGGER_UI_PREFIX = '/swagger-ui';

@@ -7,11 +7,11 @@ import type {
 } from 'fastify';
 import openapiGlue from 'fastify-openapi-glue';
 import { guardFor } from '../auth/guards.js';
+import { loadContract, operationsRequiringBody, securityByOperation } from '../contract/document.js';
 import { AppError } from '../errors.js';
-import { loadContract, operationsRequiringBody, securityByOperation } from './contract.js';
-import { canonicaliseUuids } from './identifiers.js';
-import { requireAcceptableResponse } from './negotiation.js';
-import type { OperationHandlers, OperationId } from './operations.js';
+import type { OperationHandlers, OperationId } from '../http/operations.js';
+import { canonicaliseUuids } from '../plugins/app/identifiers.js';
+import { requireAcceptableResponse } from '../plugins/app/negotiation.js';
 
 /**
  * fastify validates a body against the schema of its media type, so a request with no body and no

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../errors.js';
+import { AppError } from '../../errors.js';
 
 /** Longest request target (path and query) served; longer ones get 414 (Node's own header limit is 16 KiB). */
 export const MAX_URL_LENGTH = 8192;

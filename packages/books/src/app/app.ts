@@ -1,37 +1,40 @@
 import { randomUUID } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { healthRoutes } from './actuator/health.js';
-import { Metrics, prometheusRoutes } from './actuator/metrics.js';
-import { csrfProtection } from './auth/csrf.js';
-import { loginRoutes } from './auth/login/routes.js';
-import { OidcClient } from './auth/oidc/client.js';
-import { CachingSessionStore } from './auth/session-cache.js';
-import { type Clock, DatabaseSessionStore } from './auth/session-store.js';
-import { sessions } from './auth/sessions.js';
-import type { Config } from './config.js';
-import type { Database } from './db/database.js';
-import { AllowedMethods } from './http/allowed-methods.js';
-import { acceptJsonBodiesOnly } from './http/body-parsers.js';
-import { apiDocs } from './http/docs.js';
-import { clientErrorHandler, rejectEncodedBodies, rejectLongUrls } from './http/framework-errors.js';
-import { problemErrorHandler, problemNotFoundHandler } from './http/problem.js';
-import { contractRoutes } from './http/routes.js';
-import { securityHeaders } from './http/security-headers.js';
-import { contractValidatorCompiler } from './http/validation.js';
-import { booksHandlers } from './modules/books/books.handlers.js';
-import { BooksRepository } from './modules/books/books.repository.js';
-import { BooksService } from './modules/books/books.service.js';
-import { expirySchedule } from './modules/reservations/expiry-schedule.js';
-import { reservationsHandlers } from './modules/reservations/reservations.handlers.js';
-import { ReservationsRepository } from './modules/reservations/reservations.repository.js';
-import { ReservationsService } from './modules/reservations/reservations.service.js';
-import { meHandlers } from './modules/users/me.handler.js';
-import { UsersRepository } from './modules/users/users.repository.js';
-import { failOpenReporter, perUserRateLimit } from './rate-limit/per-user-hook.js';
-import { createDecider, UserRateLimit } from './rate-limit/user-rate-limit.js';
-import { pageAssets } from './web/assets.js';
-import { webFront } from './web/plugin.js';
+import { healthRoutes } from '../actuator/health.js';
+import { Metrics, prometheusRoutes } from '../actuator/metrics.js';
+import { csrfProtection } from '../auth/csrf.js';
+import { loginRoutes } from '../auth/login/routes.js';
+import { OidcClient } from '../auth/oidc/client.js';
+import { CachingSessionStore } from '../auth/session-cache.js';
+import { DatabaseSessionStore } from '../auth/session-store.js';
+import { sessions } from '../auth/sessions.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Database } from '../db/database.js';
+import { booksHandlers } from '../modules/books/books.handlers.js';
+import { BooksRepository } from '../modules/books/books.repository.js';
+import { BooksService } from '../modules/books/books.service.js';
+import { expirySchedule } from '../modules/reservations/expiry-schedule.js';
+import { PickupExpiry } from '../modules/reservations/pickup-expiry.js';
+import { reservationsHandlers } from '../modules/reservations/reservations.handlers.js';
+import { ReservationsRepository } from '../modules/reservations/reservations.repository.js';
+import { ReservationsService } from '../modules/reservations/reservations.service.js';
+import { meHandlers } from '../modules/users/me.handler.js';
+import { UsersRepository } from '../modules/users/users.repository.js';
+import { AllowedMethods } from '../plugins/app/allowed-methods.js';
+import { acceptJsonBodiesOnly } from '../plugins/app/body-parsers.js';
+import { clientErrorHandler, rejectEncodedBodies, rejectLongUrls } from '../plugins/app/framework-errors.js';
+import { problemErrorHandler, problemNotFoundHandler } from '../plugins/app/problem.js';
+import { RequestLinesAtDebug } from '../plugins/app/request-lines.js';
+import { contractValidatorCompiler } from '../plugins/app/validation.js';
+import { apiDocs } from '../plugins/external/docs.js';
+import { securityHeaders } from '../plugins/external/security-headers.js';
+import { failOpenReporter, perUserRateLimit } from '../rate-limit/per-user-hook.js';
+import { createDecider, UserRateLimit } from '../rate-limit/user-rate-limit.js';
+import { pageAssets } from '../web/assets.js';
+import { webFront } from '../web/plugin.js';
+import { contractRoutes } from './api-routes.js';
 
 export interface AppOptions {
   config: Config;
@@ -60,6 +63,7 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
   });
   const app = Fastify({
     logger,
+    logController: new RequestLinesAtDebug(),
     trustProxy: config.trustProxy,
     genReqId: () => randomUUID(),
     // A caller-supplied request id is only trusted behind a proxy that sets it.
@@ -95,13 +99,17 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
     now,
   );
   const { pickupMs, expirySweepMs } = config.reservations;
-  const reservationsService = new ReservationsService(new ReservationsRepository(db, pickupMs), now);
-  const booksService = new BooksService(
-    new BooksRepository(db, pickupMs),
-    () => reservationsService.expireOverdue(),
+  const reservationsRepository = new ReservationsRepository(db, pickupMs);
+  // Reads trust the earliest deadline a probe found for at most a sweep interval (see PickupExpiry).
+  const expiry = new PickupExpiry(
+    (at) => reservationsRepository.expireOverdue(at),
     now,
+    pickupMs,
+    Math.min(expirySweepMs, pickupMs),
   );
-  expirySchedule(app, () => reservationsService.expireOverdue(), expirySweepMs);
+  const reservationsService = new ReservationsService(reservationsRepository, expiry, now);
+  const booksService = new BooksService(new BooksRepository(db, pickupMs), expiry, now);
+  expirySchedule(app, () => expiry.expireOverdue(), expirySweepMs);
   await app.register(fastifyCookie);
   await app.register(sessions, {
     store: new CachingSessionStore(sessionStore, now),

@@ -1,5 +1,5 @@
 import type { FastifySwaggerUiOptions } from '@fastify/swagger-ui';
-import { LOGOUT_PATH } from '../web/layout.js';
+import { LOGOUT_PATH } from '../../auth/guards.js';
 
 export const API_DOCS_PATH = '/v3/api-docs';
 export const DOCS_TITLE = 'Book collection service: API';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { AppError } from '../errors.js';
+import { AppError } from '../../errors.js';
 
 /** What the contract's operations produce: HAL (which is JSON, so `application/json` is served it too). */
 const PRODUCED = ['application/hal+json', 'application/json'];

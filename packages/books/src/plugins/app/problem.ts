@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type FailureKind } from '../errors.js';
+import type { Schemas } from '../../contract/schemas.js';
+import { AppError, type FailureKind } from '../../errors.js';
 import type { AllowedMethods } from './allowed-methods.js';
 import { frameworkProblem } from './framework-errors.js';
-import type { Schemas } from './operations.js';
 
 /** The contract's problem details and per-field validation error (src/generated from openapi.yaml). */
 export type Problem = Schemas['Problem'];

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { safeReturnTo } from '../auth/login/return-to.js';
 import { setFlash } from './flash.js';
 import { html } from './html.js';
 import type { Flash } from './layout.js';
+import { safeReturnTo } from './return-to.js';
 
 /** The form field naming the page a form was on, where the browser goes back to after posting it. */
 export const BACK_FIELD = 'back';

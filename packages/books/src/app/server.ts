@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import type { Database } from '../db/database.js';
+import { migrate } from '../db/migrate.js';
+import { openDatabase } from '../db/open.js';
+import { logDestination, resolveLogFormat } from '../log-format.js';
 import { buildApp } from './app.js';
-import type { Config } from './config.js';
-import type { Database } from './db/database.js';
-import { migrate } from './db/migrate.js';
-import { openDatabase } from './db/open.js';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -17,7 +18,9 @@ export async function startService(config: Config): Promise<RunningService> {
   const db = await openDatabase(config.database);
   try {
     await migrate(db);
-    const app = await buildApp({ config, db, logger: { level: config.logLevel } });
+    const format = resolveLogFormat(config.logFormat, process.stdout);
+    const logger = { level: config.logLevel, stream: logDestination(format, process.stdout) };
+    const app = await buildApp({ config, db, logger });
     if (config.session.secretIsDevelopmentDefault) {
       app.log.warn(
         'SESSION_SECRET is not set: using the development default (refused when NODE_ENV=production)',

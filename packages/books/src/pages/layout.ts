@@ -1,9 +1,9 @@
 import { CSRF_FORM_FIELD } from '../auth/csrf.js';
+import { LOGOUT_PATH } from '../auth/guards.js';
 import { html, type SafeHtml } from './html.js';
 import { PATHS } from './paths.js';
 
 export const STYLESHEET_PATH = '/assets/books.css';
-export const LOGOUT_PATH = '/logout';
 
 /** Who is looking at a page: shown in the header, which then offers signing out. */
 export interface Viewer {

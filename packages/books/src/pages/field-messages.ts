@@ -1,4 +1,4 @@
-import { type AjvIssue, type FieldError, fieldErrors } from '../http/problem.js';
+import { type AjvIssue, type FieldError, fieldErrors } from '../plugins/app/problem.js';
 
 /** A schema failure in words for people (the rule itself is the contract's; only the wording is the page's). */
 function words(issue: AjvIssue): string | undefined {

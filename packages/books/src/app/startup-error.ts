@@ -1,5 +1,5 @@
-import { ConfigError } from './config.js';
-import { DataDirInUseError } from './db/data-dir-lock.js';
+import { ConfigError } from '../config.js';
+import { DataDirInUseError } from '../db/data-dir-lock.js';
 
 /** Where the service listens, to name the address and its settings in an error. */
 export interface ListenAddress {

@@ -1,7 +1,7 @@
 import fastifyHelmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { isHttps } from '../auth/cookies.js';
+import { isHttps } from '../../auth/cookies.js';
 
 export interface SecurityHeadersOptions {
   publicBaseUrl: string | undefined;

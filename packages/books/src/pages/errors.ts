@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { prefersHtml } from '../auth/guards.js';
-import { type AjvIssue, describeFailure, type Failure, problemErrorHandler } from '../http/problem.js';
+import { type AjvIssue, describeFailure, type Failure, problemErrorHandler } from '../plugins/app/problem.js';
 import { fieldMessages } from './field-messages.js';
 import { redirectWithFlash } from './forms.js';
 import { html } from './html.js';
