@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { OidcError } from './auth/oidc/errors.js';
 import { loadOidcProviders, type OidcProviderSettings } from './auth/oidc/settings.js';
 import type { DatabaseConfig } from './db/open.js';
+import type { PgliteThread } from './db/pglite.js';
 import { LOG_FORMATS, type LogFormat } from './log-format.js';
 import type { RateLimitSettings } from './rate-limit/user-rate-limit.js';
 
@@ -30,6 +31,8 @@ export interface Config {
   publicBaseUrl: string | undefined;
   trustProxy: boolean;
   database: DatabaseConfig;
+  /** Where the embedded PGlite runs when `database` is PGlite (PGLITE_THREAD): a worker thread, or the server's. */
+  pgliteThread: PgliteThread;
   /** Verified emails that get ROLE_ADMIN at login, lower-cased. */
   adminEmails: string[];
   session: SessionConfig;
@@ -141,6 +144,12 @@ function parseDatabase(env: NodeJS.ProcessEnv): DatabaseConfig {
   );
 }
 
+function parsePgliteThread(raw: string | undefined): PgliteThread {
+  if (raw === undefined || raw === '') return 'main';
+  if (raw === 'main' || raw === 'worker') return raw;
+  throw new ConfigError(`invalid PGLITE_THREAD '${raw}': expected worker or main`);
+}
+
 function parseAdminEmails(raw: string | undefined): string[] {
   if (raw === undefined) return [];
   const emails = raw
@@ -242,6 +251,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: parseBaseUrl(env.PUBLIC_BASE_URL),
     trustProxy: parseBoolean('TRUST_PROXY', env.TRUST_PROXY, false),
     database: parseDatabase(env),
+    pgliteThread: parsePgliteThread(env.PGLITE_THREAD),
     adminEmails: parseAdminEmails(env.ADMIN_EMAILS),
     session: parseSession(env, production),
     rateLimit: parseRateLimit(env),

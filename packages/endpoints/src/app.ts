@@ -4,6 +4,7 @@ import { discover } from './discovery/discover.js';
 import type { SkippedEntry } from './discovery/report.js';
 import { Dispatcher } from './dispatch.js';
 import { EndpointsError } from './errors.js';
+import { type ClientErrorListener, clientErrorInterface } from './interfaces/client-error.js';
 import { type FetchHandler, fetchInterface } from './interfaces/fetch.js';
 import { nodeInterface } from './interfaces/node.js';
 import { type UpgradeListener, websocketInterface } from './interfaces/websocket.js';
@@ -24,6 +25,11 @@ export interface App {
   readonly listener: RequestListener;
   /** WebSockets: `server.on('upgrade', app.upgrade)` on any node:http server (see the README). */
   readonly upgrade: UpgradeListener;
+  /**
+   * Answers what Node's parser refuses (431, 400, …) and closes with the lingering close of the
+   * app's early answers: `server.on('clientError', app.clientError)` (the CLI attaches it).
+   */
+  readonly clientError: ClientErrorListener;
   readonly settings: Settings;
   /** The routing tree, built once at startup. */
   readonly routes: RouteNode;
@@ -71,12 +77,13 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
   if (settings.openapi.path !== undefined) mountDocument(root, settings.openapi.path, openapi());
   if (settings.debug) settings.log(formatRouteTable(table()).trimEnd());
   const dispatcher = new Dispatcher(root, settings);
-  const handle = nodeInterface(dispatcher);
+  const handle = nodeInterface(dispatcher, settings.linger);
   return {
-    fetch: fetchInterface(dispatcher),
+    fetch: fetchInterface(dispatcher, settings.linger),
     handle,
     listener: handle,
     upgrade: websocketInterface(dispatcher, settings),
+    clientError: clientErrorInterface(settings.linger),
     settings,
     routes: root,
     get skipped() {

@@ -1,5 +1,6 @@
 import { delimiter } from 'node:path';
 import { EndpointsError } from './errors.js';
+import type { LingerBounds } from './http/linger.js';
 import type { OpenApiOptions } from './openapi/document.js';
 
 /** `openapi` option of `createApp`: the document's `info` and `servers`, and where to serve it. */
@@ -32,6 +33,15 @@ export interface AppOptions {
   websocketConnections?: number;
   /** Milliseconds to read the body and settle an async handler; then 503 (default 30000, 0 = off; `APP_REQUEST_TIMEOUT`). */
   requestTimeout?: number;
+  /**
+   * Most milliseconds a connection is drained after an early answer (a 413, a 503 while the body
+   * still arrives, a 431) before it is closed: nginx's `lingering_time` (default 30000; `APP_LINGER_TIME`).
+   */
+  lingerTime?: number;
+  /** Most milliseconds that drain waits for the next byte: nginx's `lingering_timeout` (default 5000; `APP_LINGER_IDLE`). */
+  lingerIdle?: number;
+  /** Most bytes that drain reads and discards; then it stops reading until `lingerIdle` runs out (default 2 MiB; `APP_LINGER_BYTES`). */
+  lingerBytes?: number;
   /** Answer HEAD with the GET handler when a class has no HEAD (default false, like the reference). */
   headFallback?: boolean;
   /** Where failures (500s) are reported, and the route table under `debug` (default: stderr). */
@@ -53,6 +63,7 @@ export interface Settings {
   readonly websocketMessageLimit: number;
   readonly websocketConnections: number;
   readonly requestTimeout: number;
+  readonly linger: LingerBounds;
   readonly headFallback: boolean;
   readonly log: (line: string) => void;
   readonly openapi: OpenApiSetting;
@@ -63,6 +74,9 @@ const DEFAULT_REQUEST_TIMEOUT = 30_000;
 const DEFAULT_POSITIONAL_LIMIT = 1024;
 const DEFAULT_MULTIPART_PARTS = 1000;
 const DEFAULT_MULTIPART_FIELD_LIMIT = 64 * 1024;
+const DEFAULT_LINGER_TIME = 30_000;
+const DEFAULT_LINGER_IDLE = 5_000;
+const DEFAULT_LINGER_BYTES = 2 * 1024 * 1024;
 
 function splitList(value: string): string[] {
   return value
@@ -177,6 +191,26 @@ export function resolveSettings(options: AppOptions = {}): Settings {
       'requestTimeout (APP_REQUEST_TIMEOUT)',
       DEFAULT_REQUEST_TIMEOUT,
     ),
+    linger: {
+      time: numberSetting(
+        options.lingerTime,
+        env.APP_LINGER_TIME,
+        'lingerTime (APP_LINGER_TIME)',
+        DEFAULT_LINGER_TIME,
+      ),
+      idle: numberSetting(
+        options.lingerIdle,
+        env.APP_LINGER_IDLE,
+        'lingerIdle (APP_LINGER_IDLE)',
+        DEFAULT_LINGER_IDLE,
+      ),
+      bytes: numberSetting(
+        options.lingerBytes,
+        env.APP_LINGER_BYTES,
+        'lingerBytes (APP_LINGER_BYTES)',
+        DEFAULT_LINGER_BYTES,
+      ),
+    },
     headFallback: options.headFallback ?? false,
     log: options.log ?? ((line) => process.stderr.write(`${line}\n`)),
     openapi: openapiSetting(options.openapi, env.APP_OPENAPI),

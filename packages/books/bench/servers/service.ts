@@ -6,8 +6,8 @@ import { announce, openBenchDatabase } from './database.js';
 import { profileOnSignal } from './profiler.js';
 
 profileOnSignal(process.env.BENCH_PROFILE_FILE);
-const db = await openBenchDatabase(process.env);
 const config = loadConfig(process.env);
+const db = await openBenchDatabase(process.env, config.pgliteThread);
 const app = await buildApp({ config, db, logger: false });
 await app.listen({ port: config.port, host: '127.0.0.1' });
 announce(config.port);

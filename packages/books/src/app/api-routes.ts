@@ -12,13 +12,14 @@ import { AppError } from '../errors.js';
 import type { OperationHandlers, OperationId } from '../http/operations.js';
 import { canonicaliseUuids } from '../plugins/app/identifiers.js';
 import { requireAcceptableResponse } from '../plugins/app/negotiation.js';
+import { checksHook } from '../plugins/app/sync-hooks.js';
 
 /**
  * fastify validates a body against the schema of its media type, so a request with no body and no
  * Content-Type skips validation altogether; a required body is checked here (else the handler got
  * `undefined`, a 500).
  */
-async function requireBody(request: FastifyRequest): Promise<void> {
+function requireBody(request: FastifyRequest): void {
   if (request.body !== undefined && request.body !== null) return;
   throw new AppError(
     'invalid',
@@ -51,8 +52,9 @@ export async function contractRoutes(
         throw new Error(`the contract's operation ${operationId} has no handler`);
       const handler = handlers[operationId as OperationId] as unknown as RouteHandlerMethod;
       const guard = guardFor(securityOf.get(operationId) ?? []);
-      const preValidation = [requireAcceptableResponse, canonicaliseUuids];
-      if (needsBody.has(operationId)) preValidation.push(requireBody);
+      const preValidation = needsBody.has(operationId)
+        ? checksHook(requireAcceptableResponse, canonicaliseUuids, requireBody)
+        : checksHook(requireAcceptableResponse, canonicaliseUuids);
       // Glue fills in method, url and schema; these options only add the handler and the hooks.
       const options: Partial<RouteOptions> = { handler, preValidation };
       if (guard !== undefined) options.onRequest = rateLimit === undefined ? guard : [rateLimit, guard];

@@ -3,8 +3,10 @@ import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { healthRoutes } from '../actuator/health.js';
 import { Metrics, prometheusRoutes } from '../actuator/metrics.js';
+import { booksHandlers } from '../api/books.handlers.js';
+import { meHandlers } from '../api/me.handler.js';
+import { reservationsHandlers } from '../api/reservations.handlers.js';
 import { csrfProtection } from '../auth/csrf.js';
-import { loginRoutes } from '../auth/login/routes.js';
 import { OidcClient } from '../auth/oidc/client.js';
 import { CachingSessionStore } from '../auth/session-cache.js';
 import { DatabaseSessionStore } from '../auth/session-store.js';
@@ -12,21 +14,20 @@ import { sessions } from '../auth/sessions.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
-import { booksHandlers } from '../modules/books/books.handlers.js';
+import { loginRoutes } from '../login/routes.js';
 import { BooksRepository } from '../modules/books/books.repository.js';
 import { BooksService } from '../modules/books/books.service.js';
 import { expirySchedule } from '../modules/reservations/expiry-schedule.js';
 import { PickupExpiry } from '../modules/reservations/pickup-expiry.js';
-import { reservationsHandlers } from '../modules/reservations/reservations.handlers.js';
 import { ReservationsRepository } from '../modules/reservations/reservations.repository.js';
 import { ReservationsService } from '../modules/reservations/reservations.service.js';
-import { meHandlers } from '../modules/users/me.handler.js';
 import { UsersRepository } from '../modules/users/users.repository.js';
 import { AllowedMethods } from '../plugins/app/allowed-methods.js';
 import { acceptJsonBodiesOnly } from '../plugins/app/body-parsers.js';
 import { clientErrorHandler, rejectEncodedBodies, rejectLongUrls } from '../plugins/app/framework-errors.js';
 import { problemErrorHandler, problemNotFoundHandler } from '../plugins/app/problem.js';
 import { RequestLinesAtDebug } from '../plugins/app/request-lines.js';
+import { checksHook } from '../plugins/app/sync-hooks.js';
 import { contractValidatorCompiler } from '../plugins/app/validation.js';
 import { apiDocs } from '../plugins/external/docs.js';
 import { securityHeaders } from '../plugins/external/security-headers.js';
@@ -81,12 +82,13 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
   acceptJsonBodiesOnly(app);
   app.setErrorHandler(problemErrorHandler);
   app.setNotFoundHandler(problemNotFoundHandler(allowedMethods));
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
-  await app.register(headers.plugin);
-  app.addHook('onRequest', rejectLongUrls);
-  app.addHook('preParsing', rejectEncodedBodies);
+  // What every response carries and every request is checked for first, in one synchronous hook.
+  app.addHook(
+    'onRequest',
+    checksHook((request, reply) => reply.header('x-request-id', request.id), headers.setOn, rejectLongUrls),
+  );
+  const refuseEncodedBodies = checksHook(rejectEncodedBodies);
+  app.addHook('preParsing', (request, reply, _payload, done) => refuseEncodedBodies(request, reply, done));
 
   const now = clock ?? Date.now;
   // Every dependency is constructed here and handed to the part that needs it, as an option.
@@ -117,7 +119,7 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
     purgeIntervalMs: config.session.purgeIntervalMs,
   });
   app.decorateRequest('csrfToken', '');
-  app.addHook('onRequest', csrfProtection(config.publicBaseUrl));
+  app.addHook('onRequest', checksHook(csrfProtection(config.publicBaseUrl)));
 
   const metrics = new Metrics(db, () => sessionStore.countActive());
   await prometheusRoutes(app, { metrics, metricsToken: config.metricsToken });

@@ -15,7 +15,7 @@ export interface RunningService {
 
 /** Opens the database, applies pending migrations, builds the app and listens. */
 export async function startService(config: Config): Promise<RunningService> {
-  const db = await openDatabase(config.database);
+  const db = await openDatabase(config.database, config.pgliteThread);
   try {
     await migrate(db);
     const format = resolveLogFormat(config.logFormat, process.stdout);

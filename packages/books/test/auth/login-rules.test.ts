@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { loginPage } from '../../src/auth/login/login-page.js';
+import { loginPage } from '../../src/login/login-page.js';
 import { safeReturnTo } from '../../src/pages/return-to.js';
 
 describe('safeReturnTo', () => {

@@ -13,6 +13,7 @@ export async function serve(options: CliOptions): Promise<Server> {
   });
   const server = createServer(app.listener);
   server.on('upgrade', app.upgrade);
+  server.on('clientError', app.clientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error) => reject(listenError(error, options)));
     server.listen(options.port, options.host, () => resolve());

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { CallError } from '../errors.js';
 import { bodyTooLarge } from './exchange.js';
+import { type LingerBounds, lingerOnClose } from './linger.js';
 
 /**
  * Whether a Node request carries a body, from the raw header list rather than `req.headers`, which
@@ -29,6 +30,7 @@ export class NodeBody {
   /** True when the body was left unread: the answer then closes the connection. */
   abandoned = false;
   readonly #req: IncomingMessage;
+  readonly #linger: LingerBounds;
   #limit = 0;
   #size = 0;
   /** A small body arrives in one chunk: it is kept as it is, with no list and no copy. */
@@ -43,8 +45,9 @@ export class NodeBody {
   #onData: ((chunk: Buffer) => void) | undefined;
   #onEnd: (() => void) | undefined;
 
-  constructor(req: IncomingMessage) {
+  constructor(req: IncomingMessage, linger: LingerBounds) {
     this.#req = req;
+    this.#linger = linger;
   }
 
   read(limit: number, received: (body: Uint8Array) => void, failed: (error: unknown) => void): void {
@@ -112,11 +115,15 @@ export class NodeBody {
     this.#onEnd = undefined;
   }
 
-  /** Stops reading a body that has not ended; the answer then says `Connection: close`. */
+  /**
+   * Stops reading a body that has not ended; the answer then says `Connection: close`, and once it
+   * is written the connection lingers (see linger.ts) so that a client still sending reads it.
+   */
   abandon(): void {
     if (this.#req.complete) return;
     this.abandoned = true;
     this.#stopReading();
     this.#req.pause();
+    lingerOnClose(this.#req.socket, this.#linger);
   }
 }

@@ -4,6 +4,7 @@ import type { Dispatcher } from '../dispatch.js';
 import { CallError } from '../errors.js';
 import { bodyTooLarge, type Exchange } from '../http/exchange.js';
 import { writeHeaders } from '../http/headers.js';
+import type { LingerBounds } from '../http/linger.js';
 import { NodeBody, nodeRequestHasBody } from '../http/node-body.js';
 import { type Outcome, PendingOutcome, type StreamBody } from '../http/outcome.js';
 import { JSON_TYPE, unsendable } from '../http/render.js';
@@ -51,12 +52,14 @@ class FetchExchange implements Exchange {
   readonly #info: unknown;
   /** On a Node host, the Node request itself, read directly for the target, headers and body. */
   readonly #node: IncomingMessage | undefined;
+  readonly #linger: LingerBounds;
   #nodeBody: NodeBody | undefined;
   #complete = false;
   #streamAbandoned = false;
 
-  constructor(request: Request, info: unknown) {
+  constructor(request: Request, info: unknown, linger: LingerBounds) {
     this.#request = request;
+    this.#linger = linger;
     this.#info = info;
     this.method = request.method;
     const fromSrvx = srvxRequest(request);
@@ -126,7 +129,7 @@ class FetchExchange implements Exchange {
 
   readBody(limit: number, received: (body: Uint8Array) => void, failed: (error: unknown) => void): void {
     if (this.#readsNode()) {
-      this.#nodeBody ??= new NodeBody(this.#node as IncomingMessage);
+      this.#nodeBody ??= new NodeBody(this.#node as IncomingMessage, this.#linger);
       this.#nodeBody.read(limit, received, failed);
     } else {
       this.#readStream(limit).then(received, failed);
@@ -166,7 +169,7 @@ class FetchExchange implements Exchange {
 
   abandonBody(): void {
     if (this.#nodeBody !== undefined || this.#readsNode()) {
-      this.#nodeBody ??= new NodeBody(this.#node as IncomingMessage);
+      this.#nodeBody ??= new NodeBody(this.#node as IncomingMessage, this.#linger);
       this.#nodeBody.abandon();
     } else if (!this.#complete && this.#request.body !== null) {
       this.#streamAbandoned = true;
@@ -254,10 +257,10 @@ function toResponse(outcome: Outcome, exchange: FetchExchange): Response {
 export type FetchHandler = (request: Request, info?: unknown) => Response | Promise<Response>;
 
 /** The ASGI counterpart: a web fetch handler for srvx, @hono/node-server, Deno.serve and Bun.serve. */
-export function fetchInterface(dispatcher: Dispatcher): FetchHandler {
+export function fetchInterface(dispatcher: Dispatcher, linger: LingerBounds): FetchHandler {
   return (request, info) => {
     try {
-      const exchange = new FetchExchange(request, info);
+      const exchange = new FetchExchange(request, info, linger);
       const outcome = dispatcher.dispatch(exchange);
       // A request answered in this tick gets its Response at once: the host then writes it without
       // a promise and a turn of the microtask queue in between.

@@ -5,6 +5,7 @@ import type { TLSSocket } from 'node:tls';
 import type { Dispatcher } from '../dispatch.js';
 import type { Exchange } from '../http/exchange.js';
 import { writeHeaders } from '../http/headers.js';
+import type { LingerBounds } from '../http/linger.js';
 import { NodeBody, nodeRequestHasBody } from '../http/node-body.js';
 import { type Outcome, PendingOutcome, type StreamBody } from '../http/outcome.js';
 import { unsendable } from '../http/render.js';
@@ -15,11 +16,13 @@ class NodeExchange implements Exchange {
   readonly target: string;
   readonly onConnection = true;
   readonly #req: IncomingMessage;
+  readonly #linger: LingerBounds;
   #headers: Headers | undefined;
   #body: NodeBody | undefined;
 
-  constructor(req: IncomingMessage) {
+  constructor(req: IncomingMessage, linger: LingerBounds) {
     this.#req = req;
+    this.#linger = linger;
     this.method = req.method ?? 'GET';
     this.target = req.url ?? '/';
   }
@@ -62,12 +65,12 @@ class NodeExchange implements Exchange {
   }
 
   readBody(limit: number, received: (body: Uint8Array) => void, failed: (error: unknown) => void): void {
-    this.#body ??= new NodeBody(this.#req);
+    this.#body ??= new NodeBody(this.#req, this.#linger);
     this.#body.read(limit, received, failed);
   }
 
   abandonBody(): void {
-    this.#body ??= new NodeBody(this.#req);
+    this.#body ??= new NodeBody(this.#req, this.#linger);
     this.#body.abandon();
   }
 }
@@ -145,9 +148,9 @@ function respond(outcome: Outcome, exchange: NodeExchange, res: ServerResponse):
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** The WSGI counterpart: a request listener for node:http, and middleware for Express and Connect. */
-export function nodeInterface(dispatcher: Dispatcher): NodeHandler {
+export function nodeInterface(dispatcher: Dispatcher, linger: LingerBounds): NodeHandler {
   return (req, res) => {
-    const exchange = new NodeExchange(req);
+    const exchange = new NodeExchange(req, linger);
     const outcome = dispatcher.dispatch(exchange);
     if (outcome instanceof PendingOutcome) outcome.receive((settled) => respond(settled, exchange, res));
     else respond(outcome, exchange, res);

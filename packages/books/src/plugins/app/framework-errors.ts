@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 
 /** Longest request target (path and query) served; longer ones get 414 (Node's own header limit is 16 KiB). */
@@ -75,7 +75,7 @@ export function frameworkProblem(
 }
 
 /** onRequest: a request target over MAX_URL_LENGTH is refused before any work is done. */
-export async function rejectLongUrls(request: FastifyRequest): Promise<void> {
+export function rejectLongUrls(request: FastifyRequest): void {
   if (request.url.length > MAX_URL_LENGTH) {
     throw new AppError(
       'uri_too_long',
@@ -91,7 +91,7 @@ const HAS_BODY_HEADERS = ['content-length', 'transfer-encoding'];
  * preParsing: a body sent with a Content-Encoding (gzip, br, ...) is refused with 415, as the service
  * decodes none; parsing it as plain JSON would read garbage or, worse, a different document.
  */
-export async function rejectEncodedBodies(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+export function rejectEncodedBodies(request: FastifyRequest): void {
   const encoding = request.headers['content-encoding']?.trim().toLowerCase();
   if (encoding === undefined || encoding === '' || encoding === 'identity') return;
   const hasBody = HAS_BODY_HEADERS.some((name) => request.headers[name] !== undefined);

@@ -15,7 +15,7 @@ function lowerUuids(values: unknown): void {
  * the services (a reservation's book, its owner), so `0B9E…` and `0b9e…` must name the same thing:
  * they are lower-cased, the canonical form the database returns.
  */
-export async function canonicaliseUuids(request: FastifyRequest): Promise<void> {
+export function canonicaliseUuids(request: FastifyRequest): void {
   lowerUuids(request.params);
   lowerUuids(request.query);
 }

@@ -28,7 +28,7 @@ export function acceptsOneOf(accept: string | undefined, produced: readonly stri
  * answered 406 (problem details, which is what such a client gets for any error), not ignored.
  * Runs after the session guard, as Spring negotiates after its security filters.
  */
-export async function requireAcceptableResponse(request: FastifyRequest): Promise<void> {
+export function requireAcceptableResponse(request: FastifyRequest): void {
   if (acceptsOneOf(request.headers.accept, PRODUCED)) return;
   throw new AppError(
     'not_acceptable',

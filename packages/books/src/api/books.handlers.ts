@@ -1,14 +1,19 @@
 import type { FastifyRequest } from 'fastify';
-import { signedInUser } from '../../auth/signed-in-user.js';
-import type { Schemas } from '../../contract/schemas.js';
-import { conditionalGet, entityTag, versionForConditionalWrite } from '../../http/conditional-requests.js';
-import { baseUrlOf } from '../../http/links.js';
-import { HAL_CONTENT_TYPE, type OperationHandlers } from '../../http/operations.js';
-import { pageLinks, pageMetadata, pageRequest } from '../../http/pagination.js';
-import type { User } from '../users/user.js';
-import type { Book, BookFields } from './book.js';
+import { signedInUser } from '../auth/signed-in-user.js';
+import type { Schemas } from '../contract/schemas.js';
+import {
+  conditionalGet,
+  entityTag,
+  sendTagged,
+  versionForConditionalWrite,
+} from '../http/conditional-requests.js';
+import { baseUrlOf } from '../http/links.js';
+import { HAL_CONTENT_TYPE, type OperationHandlers } from '../http/operations.js';
+import { pageLinks, pageMetadata, pageRequest } from '../http/pagination.js';
+import type { Book, BookFields } from '../modules/books/book.js';
+import type { BooksService } from '../modules/books/books.service.js';
+import type { User } from '../modules/users/user.js';
 import { bookResource } from './books.resource.js';
-import type { BooksService } from './books.service.js';
 
 /** The body after validation: the contract's default has filled in `copies`. */
 function withCopies(body: Schemas['BookInput']): BookFields {
@@ -49,9 +54,8 @@ export function booksHandlers(
       const base = baseUrlOf(request, publicBaseUrl);
       const book = await books.create(withCopies(request.body));
       const resource = bookResource(base, book);
-      reply.code(201).type(HAL_CONTENT_TYPE).header('location', resource._links.self.href);
-      reply.header('etag', entityTag(book.version, resource));
-      return resource;
+      reply.code(201).header('location', resource._links.self.href);
+      return sendTagged(reply, book.version, resource);
     },
     async getBook(request, reply) {
       const book = await books.get(signedInUser(request), request.params.id);
@@ -68,9 +72,7 @@ export function booksHandlers(
       const base = baseUrlOf(request, publicBaseUrl);
       const expectedVersion = await bookVersionForWrite(request, caller, id, base);
       const book = await books.update(caller, id, withCopies(request.body), expectedVersion);
-      const resource = bookResource(base, book);
-      reply.type(HAL_CONTENT_TYPE).header('etag', entityTag(book.version, resource));
-      return resource;
+      return sendTagged(reply, book.version, bookResource(base, book));
     },
     async deleteBook(request, reply) {
       const { id } = request.params;

@@ -1,6 +1,6 @@
-import { signedInUser } from '../../auth/signed-in-user.js';
-import { baseUrlOf, link } from '../../http/links.js';
-import { HAL_CONTENT_TYPE, type OperationHandlers } from '../../http/operations.js';
+import { signedInUser } from '../auth/signed-in-user.js';
+import { baseUrlOf, link } from '../http/links.js';
+import { HAL_CONTENT_TYPE, type OperationHandlers } from '../http/operations.js';
 
 export function meHandlers(publicBaseUrl: string | undefined): Pick<OperationHandlers, 'getCurrentUser'> {
   return {

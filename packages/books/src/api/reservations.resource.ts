@@ -1,8 +1,8 @@
-import type { Schemas } from '../../contract/schemas.js';
-import { type Link, link } from '../../http/links.js';
-import { bookPath } from '../books/books.resource.js';
-import type { User } from '../users/user.js';
-import { type Reservation, transitionsFor } from './reservation.js';
+import type { Schemas } from '../contract/schemas.js';
+import { type Link, link } from '../http/links.js';
+import { type Reservation, transitionsFor } from '../modules/reservations/reservation.js';
+import type { User } from '../modules/users/user.js';
+import { bookPath } from './books.resource.js';
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 

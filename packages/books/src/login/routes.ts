@@ -1,15 +1,15 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../../errors.js';
-import { baseUrlOf } from '../../http/links.js';
-import type { UsersRepository } from '../../modules/users/users.repository.js';
-import { pageErrorHandler } from '../../pages/errors.js';
-import { safeReturnTo } from '../../pages/return-to.js';
-import { viewerOf } from '../../pages/viewer.js';
-import { sendProblem } from '../../plugins/app/problem.js';
-import { checkCsrfFormField, maskCsrfToken } from '../csrf.js';
-import { LOGIN_PATH, LOGOUT_PATH, prefersHtml } from '../guards.js';
-import type { OidcClient, PendingAuthorization } from '../oidc/client.js';
-import { OidcError } from '../oidc/errors.js';
+import { checkCsrfFormField, maskCsrfToken } from '../auth/csrf.js';
+import { LOGIN_PATH, LOGOUT_PATH, prefersHtml } from '../auth/guards.js';
+import type { OidcClient, PendingAuthorization } from '../auth/oidc/client.js';
+import { OidcError } from '../auth/oidc/errors.js';
+import { AppError } from '../errors.js';
+import { baseUrlOf } from '../http/links.js';
+import type { UsersRepository } from '../modules/users/users.repository.js';
+import { pageErrorHandler } from '../pages/errors.js';
+import { safeReturnTo } from '../pages/return-to.js';
+import { viewerOf } from '../pages/viewer.js';
+import { sendProblem } from '../plugins/app/problem.js';
 import { loginPage } from './login-page.js';
 import { logoutPage } from './logout-page.js';
 

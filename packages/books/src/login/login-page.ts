@@ -1,6 +1,6 @@
-import { html } from '../../pages/html.js';
-import { htmlPage, type Viewer } from '../../pages/layout.js';
-import type { OidcProviderSummary } from '../oidc/client.js';
+import type { OidcProviderSummary } from '../auth/oidc/client.js';
+import { html } from '../pages/html.js';
+import { htmlPage, type Viewer } from '../pages/layout.js';
 
 export interface LoginPageState {
   providers: readonly OidcProviderSummary[];

@@ -1,12 +1,17 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { signedInUser } from '../../auth/signed-in-user.js';
-import { conditionalGet, entityTag, versionForConditionalWrite } from '../../http/conditional-requests.js';
-import { baseUrlOf } from '../../http/links.js';
-import { HAL_CONTENT_TYPE, type OperationHandlers } from '../../http/operations.js';
-import { pageLinks, pageMetadata, pageRequest } from '../../http/pagination.js';
-import type { Transition } from './reservation.js';
+import { signedInUser } from '../auth/signed-in-user.js';
+import {
+  conditionalGet,
+  entityTag,
+  sendTagged,
+  versionForConditionalWrite,
+} from '../http/conditional-requests.js';
+import { baseUrlOf } from '../http/links.js';
+import { HAL_CONTENT_TYPE, type OperationHandlers } from '../http/operations.js';
+import { pageLinks, pageMetadata, pageRequest } from '../http/pagination.js';
+import type { Transition } from '../modules/reservations/reservation.js';
+import type { ReservationsService } from '../modules/reservations/reservations.service.js';
 import { reservationResource } from './reservations.resource.js';
-import type { ReservationsService } from './reservations.service.js';
 
 type ReservationOperations =
   | 'createReservation'
@@ -34,18 +39,15 @@ export function reservationsHandlers(
       (current) => entityTag(current.version, reservationResource(base, current, user)),
     );
     const reservation = await reservations.apply(user, bookId, reservationId, transition, expectedVersion);
-    const resource = reservationResource(base, reservation, user);
-    reply.type(HAL_CONTENT_TYPE).header('etag', entityTag(reservation.version, resource));
-    return resource;
+    return sendTagged(reply, reservation.version, reservationResource(base, reservation, user));
   };
   return {
     async createReservation(request, reply) {
       const user = signedInUser(request);
       const reservation = await reservations.reserve(user, request.params.bookId);
       const resource = reservationResource(baseUrlOf(request, publicBaseUrl), reservation, user);
-      reply.code(201).type(HAL_CONTENT_TYPE).header('location', resource._links.self.href);
-      reply.header('etag', entityTag(reservation.version, resource));
-      return resource;
+      reply.code(201).header('location', resource._links.self.href);
+      return sendTagged(reply, reservation.version, resource);
     },
     async getReservation(request, reply) {
       const user = signedInUser(request);

@@ -1,6 +1,6 @@
-import { html } from '../../pages/html.js';
-import { csrfField, htmlPage, type Viewer } from '../../pages/layout.js';
-import { LOGOUT_PATH } from '../guards.js';
+import { LOGOUT_PATH } from '../auth/guards.js';
+import { html } from '../pages/html.js';
+import { csrfField, htmlPage, type Viewer } from '../pages/layout.js';
 
 /**
  * `GET /logout`: Spring Security's default logout confirmation, a form that posts to /logout with the

@@ -1,6 +1,6 @@
-import type { Schemas } from '../../contract/schemas.js';
-import { link } from '../../http/links.js';
-import type { Book } from './book.js';
+import type { Schemas } from '../contract/schemas.js';
+import { link } from '../http/links.js';
+import type { Book } from '../modules/books/book.js';
 
 export const bookPath = (id: string) => `/books/${id}`;
 

@@ -1,0 +1,31 @@
+/**
+ * Serves one app on three hosts in a process of its own: node:http with `app.listener`, srvx and
+ * @hono/node-server with `app.fetch`. A client racing a server must not share its event loop, or
+ * the two take turns and the race never happens. Usage: `tsx hosts.ts <prefix> [options JSON]`;
+ * prints one line, `hosts <node port> <srvx port> <hono port>`.
+ */
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve as honoServe } from '@hono/node-server';
+import { serve as srvxServe } from 'srvx';
+import { createApp } from '../../src/index.js';
+
+const [prefix, options] = process.argv.slice(2);
+const app = await createApp({ log: () => {}, ...JSON.parse(options ?? '{}'), controllerPrefix: prefix });
+
+const node = createServer(app.listener);
+node.listen(0, '127.0.0.1');
+await once(node, 'listening');
+
+const srvx = srvxServe({ fetch: app.fetch, port: 0, hostname: '127.0.0.1', silent: true });
+await srvx.ready();
+
+const hono = honoServe({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+if (!hono.listening) await once(hono, 'listening');
+
+// Answers to requests Node's parser refuses (431 for an endless header), which linger as the app's do.
+for (const server of [node, srvx.node?.server as Server, hono]) server.on('clientError', app.clientError);
+
+const port = (server: Server) => (server.address() as AddressInfo).port;
+process.stdout.write(`hosts ${port(node)} ${new URL(srvx.url as string).port} ${port(hono)}\n`);
