@@ -1,5 +1,5 @@
 import type { Controller } from '../controller.js';
-import type { CorsOption, CorsSettings } from '../cors-settings.js';
+import type { CorsOption } from '../cors-settings.js';
 import { CallError } from '../errors.js';
 import type { EndpointResponse } from '../http/response.js';
 import { decorate, type HandlerFunction } from './decorate.js';
