@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run typecheck`: `tsc --noEmit` for every package and for test/, as many at once as there are cores.
+// `npm run typecheck`: `tsc --noEmit` for every package, test/ and deploy/test/, as many at once as there are cores.
 // Each tsc is single-threaded and the projects are independent, so running them one after another (as
 // `npm run typecheck --workspaces` does) left a core idle for most of a minute in every `npm test`.
 import { spawn } from 'node:child_process';
@@ -15,6 +15,7 @@ const projects = [
     .map((name) => join('packages', name, 'tsconfig.json'))
     .filter((project) => existsSync(join(root, project))),
   join('test', 'tsconfig.json'),
+  join('deploy', 'test', 'tsconfig.json'),
 ];
 
 function check(project) {

@@ -4,7 +4,7 @@
 // update on a mounted directory, and deploy/compose.yaml under podman-compose.
 // No registry can be reached here: the base is a stand-in for node:20-bookworm-slim built with debootstrap
 // (scripts/images-base.sh), and Redis in Compose and `kube play` is a stand-in for the official Redis image
-// built from Debian's redis-server (test/fixtures/images/redis.Containerfile).
+// built from Debian's redis-server (deploy/test/fixtures/images/redis.Containerfile).
 // Slow: a first build on a machine takes 15-25 minutes; later runs reuse the cached base and npm layers.
 // Needs root, podman, buildah, debootstrap and podman-compose (scripts/containers.sh installs them).
 import assert from 'node:assert/strict';
@@ -35,7 +35,7 @@ import {
 import pg from 'pg';
 import { parseAllDocuments, parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const IMAGES = ['ratelimit', 'books', 'endpoints'] as const;
 const BUILD_TIMEOUT_MS = 45 * 60_000;
 const RUN_TIMEOUT_MS = 3 * 60_000;
@@ -228,12 +228,12 @@ describe('container images from a clean clone', { skip, timeout: BUILD_TIMEOUT_M
         'build',
         '--quiet',
         '--file',
-        join(root, 'test', 'fixtures', 'images', 'redis.Containerfile'),
+        join(root, 'deploy', 'test', 'fixtures', 'images', 'redis.Containerfile'),
         '--build-arg',
         `BASE=oci-archive:${baseArchive}`,
         '--tag',
         redisStandIn,
-        join(root, 'test', 'fixtures', 'images'),
+        join(root, 'deploy', 'test', 'fixtures', 'images'),
       ],
       20 * 60_000,
     );
