@@ -87,6 +87,6 @@ export function createDecider(
   }
   return new InProcessRateLimiter({
     config: [{ name: 'books-rate-limit.yaml', yaml: inProcessConfigYaml(settings.perMinute) }],
-    clock: () => Math.floor(nowMs() / 1000),
+    clock: nowMs,
   });
 }
