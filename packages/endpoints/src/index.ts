@@ -1,7 +1,13 @@
 export { type App, createApp, surveyRoutes } from './app.js';
 export { type Cast, type CastTable, type ParamOptions, type ParamRule, param } from './binding/casts.js';
 export { keepSignature } from './binding/signature.js';
-export { Controller, type ControllerClass, type RequestParams } from './controller.js';
+export {
+  Controller,
+  type ControllerClass,
+  type CorsOption,
+  type CorsSettings,
+  type RequestParams,
+} from './controller.js';
 export type { SkippedEntry, SkipReason } from './discovery/report.js';
 export {
   AccessDenied,
@@ -24,12 +30,10 @@ export {
   type BearerCheck,
 } from './extras/auth.js';
 export { httpCache, noHttpCache } from './extras/cache.js';
-export type { CorsOption, CorsSettings } from './extras/cors.js';
 export {
   type BeforeHandler,
   ControllerDecorator,
   type Decorator,
-  type DecoratorHooks,
   decorate,
   runBefore,
 } from './extras/decorate.js';
@@ -39,6 +43,7 @@ export {
   type RateLimitStore,
   rateLimit,
 } from './extras/rate-limit.js';
+export type { DecoratorHooks } from './hooks.js';
 export { type AcceptEntry, AcceptHeader } from './http/accept.js';
 export { errorBody } from './http/render.js';
 export { type BasicCredentials, EndpointRequest, EndpointUrl } from './http/request.js';

@@ -20,10 +20,6 @@ export const INSPECT_USAGE = `Usage: endpoints openapi [--prefix <dir|package>].
 
 export type InspectCommand = 'openapi' | 'routes';
 
-export function isInspectCommand(word: string | undefined): word is InspectCommand {
-  return word === 'openapi' || word === 'routes';
-}
-
 function parse(command: InspectCommand, argv: readonly string[]) {
   try {
     return parseArgs({

@@ -1,19 +1,8 @@
-import type { Controller } from '../controller.js';
+import type { Controller, CorsOption } from '../controller.js';
 import { CallError } from '../errors.js';
+import type { HandlerFunction } from '../hooks.js';
 import type { EndpointResponse } from '../http/response.js';
-import { decorate, type HandlerFunction } from './decorate.js';
-
-export interface CorsSettings {
-  /** Allowed origins: a list, or a predicate; every origin when absent. */
-  origins?: readonly string[] | ((origin: string) => boolean);
-  /** Send `Access-Control-Allow-Credentials: true` (default true, as the reference does). */
-  credentials?: boolean;
-  /** `Access-Control-Max-Age` of preflight answers, in seconds (default 3600). */
-  maxAge?: number;
-}
-
-/** `static cors = true` or `static cors = { … }` on a controller class. */
-export type CorsOption = boolean | CorsSettings;
+import { decorate } from './decorate.js';
 
 interface CorsPolicy {
   allows(origin: string): boolean;
