@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs node:test through tsx over an explicit list of test files: on Node 20, `tsx --test`
 // without a file list finds no .ts tests. One invocation, so the run ends with one summary, then
-// with a block that names every skipped suite and test and why.
+// with the ten slowest files and the run's wall time, and last with a block that names every skipped suite
+// and test and why.
 // Usage: node scripts/run-tests.mjs [packages/<name> ...]   (default: every package and test/)
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -52,6 +53,8 @@ const concurrency = process.env.TEST_CONCURRENCY ?? '2';
 const tsx = join(root, 'node_modules', '.bin', 'tsx');
 const scratch = mkdtempSync(join(tmpdir(), 'run-tests-'));
 const skipsFile = join(scratch, 'skipped.txt');
+const slowestFile = join(scratch, 'slowest.txt');
+const started = performance.now();
 const child = spawn(
   tsx,
   [
@@ -62,11 +65,17 @@ const child = spawn(
     '--test-reporter-destination=stdout',
     `--test-reporter=${join(root, 'scripts', 'test-run', 'skip-summary.mjs')}`,
     `--test-reporter-destination=${skipsFile}`,
+    `--test-reporter=${join(root, 'scripts', 'test-run', 'slowest-files.mjs')}`,
+    `--test-reporter-destination=${slowestFile}`,
     ...files.map((f) => relative(root, f)),
   ],
   { cwd: root, env, stdio: 'inherit' },
 );
 child.on('exit', (code, signal) => {
+  if (existsSync(slowestFile)) process.stdout.write(readFileSync(slowestFile, 'utf8'));
+  process.stdout.write(
+    `== wall time: ${((performance.now() - started) / 1000).toFixed(1)} s for ${files.length} test files\n`,
+  );
   if (existsSync(skipsFile)) process.stdout.write(readFileSync(skipsFile, 'utf8'));
   rmSync(scratch, { recursive: true, force: true });
   process.exit(signal ? 1 : (code ?? 1));

@@ -184,6 +184,9 @@ function stopAll() {
 const inherited = Object.fromEntries(
   Object.entries(process.env).filter(([name]) => !ADDRESS_VARIABLES.includes(name)),
 );
+// One log style for the product: the systems' output reaches the terminal through pipes, so each would see
+// no terminal; they are told the style this script's own output calls for (LOG_FORMAT given wins).
+inherited.LOG_FORMAT = process.env.LOG_FORMAT || (process.stdout.isTTY ? 'text' : 'json');
 for (const system of started) {
   // Each system in its own process group, so stopping reaches every process npm started for it,
   // whether the stop comes from Ctrl-C or from a SIGTERM sent to this script alone.

@@ -1,27 +1,26 @@
 import { createHmac } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { loadContract } from '../src/http/contract.js';
-import type { Schemas } from '../src/http/operations.js';
+import { loadContract } from '../src/contract/document.js';
+import type { Schemas } from '../src/contract/schemas.js';
 import { pageRequest } from '../src/http/pagination.js';
-import { bookPageSql } from '../src/modules/books/books.repository.js';
+import { BOOK_BY_ID_SQL, bookPageSql } from '../src/modules/books/books.repository.js';
 
 /** Runs one parameterised statement; implemented over a pg pool or a PGlite instance. */
 export type RunQuery = (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
 
 // The same statements the service's book repository runs for these two requests: the page with its
-// total in one statement (default order: title, id tie-break), and one row by id.
+// total in one statement (default order: title, id tie-break), and one book by id, each with the caller's holds.
 const bookSort = loadContract().components as {
   parameters: { BookSort: { schema: { default: Schemas['BookSortOrder'][] } } };
 };
 export const pageSql = bookPageSql(
   pageRequest({ page: 0, size: 20, sort: bookSort.parameters.BookSort.schema.default }).sort,
 );
-export const byIdSql = 'select id, title, author, synopsis, created_at, updated_at from books where id = $1';
 // The service's session lookup, reduced to what authorization needs: one primary-key probe joined with the user.
 export const sessionSql =
   'select s.user_id, u.role from sessions s join users u on u.id = s.user_id where s.id_hash = $1 and s.expires_at > now()';
 
-// The page statement also says whether the caller holds each book; the baseline asks for nobody.
+// The statements also say whether the caller holds each book; the baseline asks for nobody.
 const NOBODY = '00000000-0000-0000-0000-000000000000';
 
 function send(res: ServerResponse, status: number, body: unknown): void {
@@ -62,7 +61,7 @@ export function baselineHandler(run: RunQuery, options: { sessionSecret?: string
       }
       const id = /^\/books\/([0-9a-f-]{36})$/.exec(url.pathname)?.[1];
       if (id) {
-        const [book] = await run(byIdSql, [id]);
+        const [book] = await run(BOOK_BY_ID_SQL, [id, NOBODY]);
         send(res, book ? 200 : 404, book ?? { error: 'not found' });
         return;
       }

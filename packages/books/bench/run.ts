@@ -1,21 +1,53 @@
 // `npm run bench -w packages/books`: the book service against a raw node:http baseline running the
 // same SQL, on PGlite and (with DATABASE_URL) PostgreSQL, authenticated through a real login at the
-// development identity provider. Bounded: about 6 s per run, 12 runs. Writes bench/RESULTS.md.
+// development identity provider. Bounded: 18 rows of 5 s plus each server's settling, under 3 minutes
+// in all. Writes bench/RESULTS.md.
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { freePort } from '@platform/testkit';
-import pg from 'pg';
 import { startDevIdentityProvider } from '../dev/identity-provider.js';
-import { CookieBrowser } from '../test/support/cookie-browser.js';
-import { signInThroughService } from '../test/support/dev-login.js';
 import { type LoadOptions, loadCommand, runLoad } from './load.js';
-import { type Measurement, machineLine, resultsTable, SEARCH_REQUEST, targetsChecklist } from './report.js';
+import {
+  type Measurement,
+  machineLine,
+  OTHER_THREAD,
+  RAW,
+  RAW_SESSION,
+  resultsTable,
+  SEARCH_REQUEST,
+  SERVICE,
+  targetsChecklist,
+} from './report.js';
+import { benchSchema } from './schema.js';
 import { type BenchServer, startBenchServer } from './servers/spawn.js';
+import { firstBookId, login } from './session.js';
 import { HOME_REQUEST, HOME_SERVER, homePagePlan, homePageTargets } from './web-front.js';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const durationSeconds = Number(process.env.BENCH_DURATION ?? 5);
+const durationSeconds = Number(process.env.BENCH_DURATION ?? 4);
+/** Before each row: the row's own request, so the server has just run this route. */
 const warmupSeconds = 1;
+/** A server's first warm-up ends when two 1 s windows in a row cost within 10 % CPU per request. */
+const settleWindowsMax = Number(process.env.BENCH_SETTLE_MAX ?? 6);
+
+/**
+ * Loads a fresh server in 1 s windows until its CPU time per request settles (two windows in a row
+ * within 10 % of each other) or `settleWindowsMax` windows have run: a fresh service's first windows
+ * cost several times the later ones while V8 compiles its hot code. Returns the windows it took.
+ */
+async function settle(server: BenchServer, options: LoadOptions): Promise<number> {
+  let previous: number | undefined;
+  for (let window = 1; window <= settleWindowsMax; window++) {
+    const before = server.cpuMicros();
+    const result = await runLoad({ ...options, durationSeconds: 1 });
+    const after = server.cpuMicros();
+    if (before === undefined || after === undefined) return window;
+    const perRequest = (after - before) / Math.max(1, result.requests);
+    if (previous !== undefined && Math.abs(perRequest - previous) <= 0.1 * previous) return window;
+    previous = perRequest;
+  }
+  return settleWindowsMax;
+}
 const sessionSecret = randomBytes(32).toString('base64url');
 
 interface DatabaseTarget {
@@ -26,58 +58,20 @@ interface DatabaseTarget {
 }
 
 async function postgresTarget(url: string): Promise<DatabaseTarget> {
-  const schema = `books_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  return {
-    label: 'PostgreSQL',
-    env: { BENCH_PG_URL: url, BENCH_PG_SCHEMA: schema },
-    async cleanup() {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(`drop schema ${schema} cascade`);
-      await client.end();
-    },
-  };
-}
-
-/**
- * Logs in through the provider's form and the service's callback. Returns the session id and the
- * Cookie header a browser would then send (JSESSIONID and XSRF-TOKEN).
- */
-async function login(app: string): Promise<{ sessionId: string; cookie: string }> {
-  const browser = new CookieBrowser();
-  const landed = await browser.request(await signInThroughService(browser, app, 'alice'));
-  if (landed.status !== 302) throw new Error(`login callback answered ${landed.status}`);
-  // Cookies ignore ports, so the jar also holds the provider's (same host): keep the service's two.
-  const cookies = await browser.jar.getCookies(app);
-  const value = (name: string) => cookies.find((cookie) => cookie.key === name)?.value;
-  const sessionId = value('JSESSIONID');
-  if (sessionId === undefined) throw new Error('no JSESSIONID after login');
-  return { sessionId, cookie: `JSESSIONID=${sessionId}; XSRF-TOKEN=${value('XSRF-TOKEN') ?? ''}` };
-}
-
-async function firstBookId(app: string, cookie: string): Promise<string> {
-  const response = await fetch(`${app}/books?page=0&size=1`, {
-    headers: { cookie, accept: 'application/json' },
-  });
-  const page = (await response.json()) as { _embedded?: { books?: { id: string }[] } };
-  const id = page._embedded?.books?.[0]?.id;
-  if (id === undefined) throw new Error(`GET /books answered ${response.status} without books`);
-  return id;
+  return { label: 'PostgreSQL', ...(await benchSchema(url)) };
 }
 
 /** A search that matches 21 of the 10,000 seeded books (authors `Author 42`, and book 42's synopsis). */
 export const SEARCH_QUERY = '42';
 
-async function measure(
-  target: DatabaseTarget,
-  idpIssuer: string,
-  appPort: number,
-  unlimitedPort: number,
-): Promise<Measurement[]> {
+interface Ports {
+  app: number;
+  unlimited: number;
+  /** The service with PGlite in the other thread (PGlite only). */
+  otherThread: number;
+}
+
+async function measure(target: DatabaseTarget, idpIssuer: string, ports: Ports): Promise<Measurement[]> {
   const servers: BenchServer[] = [];
   try {
     const serviceEnv = {
@@ -89,16 +83,27 @@ async function measure(
     // The per-user limit runs in process, high enough that the one benchmark user never reaches it.
     const service = await startBenchServer('service', {
       ...serviceEnv,
-      PORT: String(appPort),
+      PORT: String(ports.app),
       RATE_LIMIT_PER_MINUTE: '1000000000',
     });
     servers.push(service);
     const unlimited = await startBenchServer('service', {
       ...serviceEnv,
-      PORT: String(unlimitedPort),
+      PORT: String(ports.unlimited),
       RATE_LIMIT_PER_MINUTE: '0',
     });
     servers.push(unlimited);
+    // PGlite in the thread the service does not use by default, for the PGlite list and by-id rows.
+    const otherThread =
+      target.label === 'PGlite'
+        ? await startBenchServer('service', {
+            ...serviceEnv,
+            PORT: String(ports.otherThread),
+            RATE_LIMIT_PER_MINUTE: '1000000000',
+            PGLITE_THREAD: OTHER_THREAD.setting,
+          })
+        : undefined;
+    if (otherThread !== undefined) servers.push(otherThread);
     const app = `http://127.0.0.1:${service.port}`;
     const { sessionId, cookie } = await login(app);
     // Its own login: with PGlite each server process has its own database, so its own sessions.
@@ -114,24 +119,49 @@ async function measure(
     servers.push(baseline, baselineWithSession);
     const bookId = await firstBookId(app, cookie);
 
-    const raw = { name: 'raw baseline', port: baseline.port, cookie };
-    const rawSession = { name: 'raw baseline + session lookup', port: baselineWithSession.port, cookie };
-    const limited = { name: 'service', port: service.port, cookie };
-    const off = { name: 'service, rate limit off', port: unlimited.port, cookie: unlimitedCookie };
+    const raw = { name: RAW, port: baseline.port, server: baseline, cookie };
+    const rawSession = {
+      name: RAW_SESSION,
+      port: baselineWithSession.port,
+      server: baselineWithSession,
+      cookie,
+    };
+    const limited = { name: SERVICE, port: service.port, server: service, cookie };
+    const off = {
+      name: 'service, rate limit off',
+      port: unlimited.port,
+      server: unlimited,
+      cookie: unlimitedCookie,
+    };
+    const other =
+      otherThread === undefined
+        ? []
+        : [
+            {
+              name: OTHER_THREAD.server,
+              port: otherThread.port,
+              server: otherThread,
+              cookie: (await login(`http://127.0.0.1:${otherThread.port}`)).cookie,
+            },
+          ];
     // The rows a target compares run next to each other: the list with the limit on and off, then
     // the search right after the list it is compared with.
     const plans: { path: string; request: string; accept?: string; contenders: (typeof raw)[] }[] = [
       {
         path: '/books?page=0&size=20',
         request: 'GET /books?page=0&size=20',
-        contenders: [raw, rawSession, limited, off],
+        contenders: [raw, rawSession, limited, ...other, off],
       },
       homePagePlan(limited),
       { path: `/books?page=0&size=20&q=${SEARCH_QUERY}`, request: SEARCH_REQUEST, contenders: [limited] },
-      { path: `/books/${bookId}`, request: 'GET /books/{id}', contenders: [raw, rawSession, limited] },
+      {
+        path: `/books/${bookId}`,
+        request: 'GET /books/{id}',
+        contenders: [raw, rawSession, limited, ...other],
+      },
     ];
     const measurements: Measurement[] = [];
-    let baselineRate = 0;
+    const settled = new Set<number>();
     for (const { path, request, accept = 'application/json', contenders } of plans) {
       for (const contender of contenders) {
         const options: LoadOptions = {
@@ -140,15 +170,25 @@ async function measure(
           connections,
           durationSeconds,
         };
+        const server = contender.server;
+        if (!settled.has(server.port)) {
+          const windows = await settle(server, options);
+          settled.add(server.port);
+          process.stderr.write(`bench: ${target.label} ${contender.name} settled after ${windows} s\n`);
+        }
         await runLoad({ ...options, durationSeconds: warmupSeconds });
+        const cpuBefore = server.cpuMicros();
         const result = await runLoad(options);
-        if (contender.name === 'raw baseline') baselineRate = result.requestsPerSecond;
+        const cpuAfter = server.cpuMicros();
         measurements.push({
           database: target.label,
           request,
           server: contender.name,
           result,
-          ratio: baselineRate === 0 ? 0 : result.requestsPerSecond / baselineRate,
+          cpuMicrosPerRequest:
+            cpuBefore === undefined || cpuAfter === undefined || result.requests === 0
+              ? undefined
+              : (cpuAfter - cpuBefore) / result.requests,
         });
         process.stderr.write(
           `bench: ${target.label} ${request} ${contender.name}: ${result.requestsPerSecond.toFixed(0)} req/s\n`,
@@ -164,12 +204,11 @@ async function measure(
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const appPort = await freePort();
-  const unlimitedPort = await freePort();
+  const ports: Ports = { app: await freePort(), unlimited: await freePort(), otherThread: await freePort() };
   const idp = await startDevIdentityProvider({
     host: '127.0.0.1',
     port: 0,
-    clientBaseUrls: [`http://127.0.0.1:${appPort}`, `http://127.0.0.1:${unlimitedPort}`],
+    clientBaseUrls: Object.values(ports).map((port) => `http://127.0.0.1:${port}`),
   });
   const targets: DatabaseTarget[] = [{ label: 'PGlite', env: {}, cleanup: async () => {} }];
   const url = process.env.DATABASE_URL;
@@ -178,8 +217,7 @@ async function main(): Promise<void> {
 
   const measurements: Measurement[] = [];
   try {
-    for (const target of targets)
-      measurements.push(...(await measure(target, idp.issuer, appPort, unlimitedPort)));
+    for (const target of targets) measurements.push(...(await measure(target, idp.issuer, ports)));
   } finally {
     await idp.close();
   }
@@ -193,20 +231,28 @@ async function main(): Promise<void> {
   const report = `# Book service benchmark
 
 Run: \`${process.env.DATABASE_URL ? 'DATABASE_URL=postgres://… ' : ''}npm run bench -w packages/books\` on ${new Date().toISOString().slice(0, 10)}, ${machineLine()}.
-Each row is autocannon with ${connections} connections for ${durationSeconds} s after a ${warmupSeconds} s warm-up, equivalent to
-\`${command}\`. Load generator, servers and database share the machine. ${measurements.length} runs took ${Math.round((Date.now() - started) / 1000)} s in all.
+Each row is autocannon with ${connections} connections for ${durationSeconds} s after a ${warmupSeconds} s warm-up on the row's request, equivalent to
+\`${command}\`; before its first row, each server process is loaded in 1 s windows until two windows in a row cost within
+10 % CPU per request (at most ${settleWindowsMax}). Load generator, servers and database share the machine. ${measurements.length} rows took ${Math.round((Date.now() - started) / 1000)} s in all.
+**server CPU µs/req** is the server process's CPU time (user + system, every thread, from /proc) over the requests it
+answered in the row; the database server's own CPU is not in it. On a machine busy with other work, CPU per request
+moves much less than req/s and p99: compare the CPU column first.
 
 - **service**: the book service as \`npm start\` builds it (fastify, contract validation and serialisation, session
-  lookup through its 5 s in-process cache, CSRF hook, lazy expiry probe, HAL links, the per-user rate limit in process
+  lookup through its 5 s in-process cache, CSRF hook, pickup expiry, HAL links, ETags, the per-user rate limit in process
   with a limit the run never reaches), authenticated with the cookies of a real login at the development identity
   provider. **service, rate limit off**: the same with \`RATE_LIMIT_PER_MINUTE=0\`.
 - \`${HOME_REQUEST}\` (**${HOME_SERVER}**): the web front's home page, 20 books rendered as HTML by the same service
-  process, right after its JSON list (its ratio column is to the list's raw baseline).
+  process, right after its JSON list.
+- **${OTHER_THREAD.server}** (PGlite only): the service with \`PGLITE_THREAD=${OTHER_THREAD.setting}\`, its own database
+  in a worker thread so statements do not hold the event loop, measured right after the service on the same request.
 - \`${SEARCH_REQUEST}\`: full-text search matching 21 of the books, ranked, first page.
-- **raw baseline**: node:http and the same SQL (the page with its maintained total in one statement, or one row by
-  id; named prepared statements on PostgreSQL, as the service), JSON out, no auth, no framework.
+- **raw baseline**: node:http and the same SQL as the service (the page with its maintained total in one statement,
+  or one book by id, both with the caller's holds; named prepared statements on PostgreSQL, as the service), JSON
+  out, no auth, no framework.
 - **raw baseline + session lookup**: the baseline plus the service's session query (HMAC of the cookie, primary-key
-  probe joined with the user), to show what a session lookup costs by itself.
+  probe joined with the user) on every request, to show what a session lookup costs by itself. The issue's target
+  compares the service with this row.
 - 10,000 books; PGlite is in memory, one per server process; PostgreSQL is a fresh schema on DATABASE_URL.
 
 ${resultsTable(measurements)}

@@ -3,7 +3,7 @@
 // through fastify's inject (no sockets). Rounds alternate the two requests, so load from elsewhere on
 // a shared machine hits both alike; CPU time (process.cpuUsage), unlike wall-clock throughput, barely
 // depends on that load. Bounded: 10 rounds of 200 requests each.
-import { buildApp } from '../src/app.js';
+import { buildApp } from '../src/app/app.js';
 import { loadConfig } from '../src/config.js';
 import { migrate } from '../src/db/migrate.js';
 import { openPglite } from '../src/db/pglite.js';

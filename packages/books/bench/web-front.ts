@@ -1,6 +1,7 @@
 // The web front's row of the benchmark: the home page (20 books, HTML) on the same service process and
 // database as the JSON list, measured right after it, so the two come from one run.
 import type { Measurement } from './report.js';
+import type { BenchServer } from './servers/spawn.js';
 
 export const HOME_REQUEST = 'GET /?page=0&size=20 (home page, HTML)';
 export const HOME_SERVER = 'service, web front';
@@ -9,6 +10,7 @@ const LIST_REQUEST = 'GET /books?page=0&size=20';
 interface Contender {
   name: string;
   port: number;
+  server: BenchServer;
   cookie: string;
 }
 

@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+import { startService } from '../src/app/server.js';
+import { exitOnStartupError } from '../src/app/startup-error.js';
 // The books command: `books serve` (default) runs the service; `books migrate` applies the SQL migrations;
 // `books users promote|demote <email>` changes a user's role.
 import { withLocalEnv } from '../src/auth/oidc/local-env.js';
@@ -7,8 +9,6 @@ import { migrate } from '../src/db/migrate.js';
 import { openDatabase } from '../src/db/open.js';
 import type { Role } from '../src/modules/users/user.js';
 import { UsersRepository } from '../src/modules/users/users.repository.js';
-import { startService } from '../src/server.js';
-import { exitOnStartupError } from '../src/startup-error.js';
 
 const USAGE = `usage: books [serve|migrate|users promote <email>|users demote <email>]
   serve                 run the HTTP service (applies pending migrations first)   [default]

@@ -1,4 +1,4 @@
-import { escapeHtml } from '../src/web/html.js';
+import { escapeHtml } from '../src/pages/html.js';
 import type { DevAccount } from './accounts.js';
 
 // Every page is self-contained (no fonts, scripts or styles from elsewhere): the provider must work

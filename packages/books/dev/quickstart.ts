@@ -1,10 +1,11 @@
 // `npm start`: the service plus, outside production, the development identity provider it logs in
 // with, so a fresh checkout has a working login (alice, bob, admin) without any external account.
+
+import { startService } from '../src/app/server.js';
+import { exitOnStartupError } from '../src/app/startup-error.js';
 import { withLocalEnv } from '../src/auth/oidc/local-env.js';
 import type { OidcProviderSettings } from '../src/auth/oidc/settings.js';
 import { type Config, loadConfig } from '../src/config.js';
-import { startService } from '../src/server.js';
-import { exitOnStartupError } from '../src/startup-error.js';
 
 const loopback = new Set(['localhost', '127.0.0.1', '[::1]']);
 

@@ -1,11 +1,10 @@
 import { resolve } from 'node:path';
 import { OidcError } from './auth/oidc/errors.js';
 import { loadOidcProviders, type OidcProviderSettings } from './auth/oidc/settings.js';
+import type { DatabaseConfig } from './db/open.js';
+import type { PgliteThread } from './db/pglite.js';
+import { LOG_FORMATS, type LogFormat } from './log-format.js';
 import type { RateLimitSettings } from './rate-limit/user-rate-limit.js';
-
-export type DatabaseConfig =
-  | { driver: 'pglite' /** undefined = in memory */; dataDir: string | undefined }
-  | { driver: 'postgres'; url: string; poolMax: number; schema?: string };
 
 export interface SessionConfig {
   /** Keys the HMAC under which session ids are stored. */
@@ -32,6 +31,8 @@ export interface Config {
   publicBaseUrl: string | undefined;
   trustProxy: boolean;
   database: DatabaseConfig;
+  /** Where the embedded PGlite runs when `database` is PGlite (PGLITE_THREAD): a worker thread, or the server's. */
+  pgliteThread: PgliteThread;
   /** Verified emails that get ROLE_ADMIN at login, lower-cased. */
   adminEmails: string[];
   session: SessionConfig;
@@ -40,6 +41,8 @@ export interface Config {
   oidcProviders: OidcProviderSettings[];
   production: boolean;
   logLevel: string;
+  /** LOG_FORMAT; undefined: text on a terminal, JSON otherwise (see resolveLogFormat). */
+  logFormat: LogFormat | undefined;
   /** Bearer token a Prometheus scraper sends for /actuator/prometheus (METRICS_TOKEN); admins need none. */
   metricsToken: string | undefined;
 }
@@ -141,6 +144,12 @@ function parseDatabase(env: NodeJS.ProcessEnv): DatabaseConfig {
   );
 }
 
+function parsePgliteThread(raw: string | undefined): PgliteThread {
+  if (raw === undefined || raw === '') return 'main';
+  if (raw === 'main' || raw === 'worker') return raw;
+  throw new ConfigError(`invalid PGLITE_THREAD '${raw}': expected worker or main`);
+}
+
 function parseAdminEmails(raw: string | undefined): string[] {
   if (raw === undefined) return [];
   const emails = raw
@@ -188,6 +197,15 @@ function parseLogLevel(raw: string | undefined): string {
   return raw;
 }
 
+function parseLogFormat(raw: string | undefined): LogFormat | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const format = LOG_FORMATS.find((name) => name === raw);
+  if (format === undefined) {
+    throw new ConfigError(`invalid LOG_FORMAT '${raw}': expected ${LOG_FORMATS.join(' or ')}`);
+  }
+  return format;
+}
+
 function parseOidcProviders(env: NodeJS.ProcessEnv): OidcProviderSettings[] {
   try {
     return loadOidcProviders(env);
@@ -233,6 +251,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: parseBaseUrl(env.PUBLIC_BASE_URL),
     trustProxy: parseBoolean('TRUST_PROXY', env.TRUST_PROXY, false),
     database: parseDatabase(env),
+    pgliteThread: parsePgliteThread(env.PGLITE_THREAD),
     adminEmails: parseAdminEmails(env.ADMIN_EMAILS),
     session: parseSession(env, production),
     rateLimit: parseRateLimit(env),
@@ -243,6 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     oidcProviders: parseOidcProviders(env),
     production,
     logLevel: parseLogLevel(env.LOG_LEVEL),
+    logFormat: parseLogFormat(env.LOG_FORMAT),
     metricsToken: parseMetricsToken(env.METRICS_TOKEN),
   };
 }

@@ -116,3 +116,10 @@ test('rate limits: 600 a minute in process by default, 0 off, RATE_LIMIT_SERVICE
   rejects({ RATE_LIMIT_SERVICE: 'h:1', RATE_LIMIT_TIMEOUT_MS: '0' }, /invalid RATE_LIMIT_TIMEOUT_MS '0'/);
   rejects({ PICKUP_DAYS: '0' }, /invalid PICKUP_DAYS '0'/);
 });
+
+test('PGLITE_THREAD: the server thread by default, worker on request; anything else is named', () => {
+  assert.equal(loadConfig({}).pgliteThread, 'main');
+  assert.equal(loadConfig({ PGLITE_THREAD: 'worker' }).pgliteThread, 'worker');
+  assert.equal(loadConfig({ PGLITE_THREAD: 'main' }).pgliteThread, 'main');
+  rejects({ PGLITE_THREAD: 'both' }, /invalid PGLITE_THREAD 'both': expected worker or main/);
+});

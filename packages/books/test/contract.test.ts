@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { loadContract, securityByOperation } from '../src/http/contract.js';
+import { loadContract, securityByOperation } from '../src/contract/document.js';
 import { packageRoot } from '../src/paths.js';
 
 const run = promisify(execFile);

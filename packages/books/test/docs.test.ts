@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { parse } from 'yaml';
-import { contractYaml } from '../src/http/contract.js';
+import { contractYaml } from '../src/contract/document.js';
 import { startTestService, type TestService } from './support/service.js';
 
 let service: TestService;

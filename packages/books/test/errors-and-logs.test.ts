@@ -29,19 +29,20 @@ before(async () => {
   };
   service = await startTestService('pglite', {
     database: { db: faulty, dispose: database.dispose },
-    logger: { level: 'info', stream: logStream },
+    logger: { level: 'debug', stream: logStream },
   });
 });
 after(() => service?.close());
 
-test('every request is logged with its request id, which the response echoes', async () => {
+test('every request is logged at debug level with its request id, which the response echoes', async () => {
   const session = await createTestSession(service);
   const response = await new ApiClient(service.url).get('/books', { session });
   const requestId = response.headers.get('x-request-id');
   assert.match(requestId ?? '', /^[0-9a-f-]{36}$/);
   const lines = logLines.filter((line) => line.reqId === requestId);
-  assert.ok(lines.some((line) => line.msg === 'incoming request'));
-  assert.ok(lines.some((line) => line.msg === 'request completed'));
+  const DEBUG = 20;
+  assert.ok(lines.some((line) => line.msg === 'incoming request' && line.level === DEBUG));
+  assert.ok(lines.some((line) => line.msg === 'request completed' && line.level === DEBUG));
 });
 
 test('an unexpected failure is a 500 problem without internals; the log has the details', async () => {

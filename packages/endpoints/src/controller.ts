@@ -1,22 +1,10 @@
 import { bindArguments, type Keywords } from './binding/bind.js';
 import type { CastTable } from './binding/casts.js';
+import type { CorsOption } from './cors-settings.js';
 import { type EndpointRequest, NO_KEYWORDS } from './http/request.js';
 import type { EndpointResponse } from './http/response.js';
 import { handlerOf, runLifecycle } from './lifecycle.js';
 import { isHandlerName } from './naming.js';
-
-/** The settings of `static cors = { … }` (extras/cors.ts applies them). */
-export interface CorsSettings {
-  /** Allowed origins: a list, or a predicate; every origin when absent. */
-  origins?: readonly string[] | ((origin: string) => boolean);
-  /** Send `Access-Control-Allow-Credentials: true` (default true, as the reference does). */
-  credentials?: boolean;
-  /** `Access-Control-Max-Age` of preflight answers, in seconds (default 3600). */
-  maxAge?: number;
-}
-
-/** `static cors = true` or `static cors = { … }` on a controller class. */
-export type CorsOption = boolean | CorsSettings;
 
 /** What `getRequestParams` returns: the request's arguments before they are bound. */
 export interface RequestParams {

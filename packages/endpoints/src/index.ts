@@ -1,13 +1,8 @@
 export { type App, createApp, surveyRoutes } from './app.js';
 export { type Cast, type CastTable, type ParamOptions, type ParamRule, param } from './binding/casts.js';
 export { keepSignature } from './binding/signature.js';
-export {
-  Controller,
-  type ControllerClass,
-  type CorsOption,
-  type CorsSettings,
-  type RequestParams,
-} from './controller.js';
+export { Controller, type ControllerClass, type RequestParams } from './controller.js';
+export type { CorsOption, CorsSettings } from './cors-settings.js';
 export type { SkippedEntry, SkipReason } from './discovery/report.js';
 export {
   AccessDenied,
@@ -34,6 +29,7 @@ export {
   type BeforeHandler,
   ControllerDecorator,
   type Decorator,
+  type DecoratorHooks,
   decorate,
   runBefore,
 } from './extras/decorate.js';
@@ -43,7 +39,6 @@ export {
   type RateLimitStore,
   rateLimit,
 } from './extras/rate-limit.js';
-export type { DecoratorHooks } from './hooks.js';
 export { type AcceptEntry, AcceptHeader } from './http/accept.js';
 export { errorBody } from './http/render.js';
 export { type BasicCredentials, EndpointRequest, EndpointUrl } from './http/request.js';

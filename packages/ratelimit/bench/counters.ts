@@ -66,7 +66,7 @@ function storeOf(maxCounters: number, stats: { inc(): void } = { inc: () => {} }
   const deps = {
     stats,
     log: { warn: () => {}, error: () => {} },
-    now: () => NOW_MS / 1000,
+    now: () => NOW_MS,
     random: () => 0,
   };
   return new MemoryStore(deps, { maxCounters, maxBytes: 2 ** 40 });

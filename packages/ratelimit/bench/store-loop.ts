@@ -45,7 +45,7 @@ async function storeLoop(name: string, redisUrl: string, env: NodeJS.ProcessEnv)
     {
       stats: { inc: () => {} },
       log: { warn: (message) => process.stderr.write(`${message}\n`), error: () => {} },
-      now: () => 1_700_000_000,
+      now: () => 1_700_000_000_000,
       random: () => 0,
     },
     0,

@@ -9,7 +9,7 @@ import { MemoryStore } from './backends/memory.js';
 import { ConfigHolder, loadConfig } from './config/loader.js';
 import { matchDescriptor } from './config/match.js';
 import type { RateLimitConfig } from './config/tree.js';
-import { inMilliseconds, systemClock } from './limiter/clock.js';
+import { systemClock } from './limiter/clock.js';
 import { RateLimiter } from './limiter/limiter.js';
 import type { Unit } from './limiter/units.js';
 import { silentLogger } from './log.js';
@@ -143,7 +143,7 @@ export interface InProcessOptions {
   /** The config; parsed (and validated) at construction. */
   readonly config: readonly ConfigFile[];
   readonly mergeDomains?: boolean;
-  /** Seconds since the epoch; defaults to the system clock. Tests inject their own. */
+  /** Milliseconds since the epoch (like Date.now, the default); tests inject their own. */
   readonly clock?: () => number;
   /** Bounds of the memory store (MEMORY_MAX_COUNTERS, MEMORY_MAX_BYTES); the service's defaults otherwise. */
   readonly maxCounters?: number;
@@ -183,7 +183,7 @@ export class InProcessRateLimiter implements RateLimitDecider {
         nearLimitRatio: options.nearLimitRatio ?? 0.8,
         stopIncrementWhenOverLimit: false,
       },
-      inMilliseconds(clock),
+      clock,
     );
     this.service = new RateLimitService(config, limiter, this.stats, {
       globalShadowMode: false,

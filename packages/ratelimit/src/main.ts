@@ -4,7 +4,7 @@ import type { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
 import { createStore, storeCapabilities } from './backends/index.js';
 import type { CounterStore } from './backends/store.js';
 import { ConfigHolder } from './config/loader.js';
-import { type Clock, inMilliseconds, systemClock, systemMillisecondClock } from './limiter/clock.js';
+import { type Clock, systemClock } from './limiter/clock.js';
 import { RateLimiter } from './limiter/limiter.js';
 import { LocalOverLimitCache } from './limiter/local-cache.js';
 import { createLogger, type Logger } from './log.js';
@@ -113,19 +113,13 @@ async function start(
   if (settings.config.healthyWithAtLeastOneConfigLoaded) {
     config.onLoad((loaded) => (loaded.domains.size > 0 ? health.ok('config') : health.fail('config')));
   }
-  const limiter = new RateLimiter(
-    store,
-    localCache,
-    stats,
-    settings.limiter,
-    overrides.clock ? inMilliseconds(overrides.clock) : systemMillisecondClock,
-  );
+  const limiter = new RateLimiter(store, localCache, stats, settings.limiter, clock);
   const service = new RateLimitService(config, limiter, stats, settings.service);
 
   const provider = overrides.provider ?? createConfigProvider(settings.config, log);
   const grpcServer = createGrpcServer(service, health, stats, settings.grpc);
-  const httpServer = createHttpServer(service, health, log, settings.httpTimeouts);
-  const debugServer = createDebugServer({ config: () => config.current, stats }, settings.httpTimeouts);
+  const httpServer = createHttpServer(service, health, log, settings.httpClientLimits);
+  const debugServer = createDebugServer({ config: () => config.current, stats }, settings.httpClientLimits);
   // The servers and the provider stop together: a graceful stop lets in-flight calls finish.
   closers.push((graceful) =>
     Promise.all([

@@ -13,7 +13,7 @@ import type { LogLevel } from './log.js';
 import type { TracingSettings } from './observability/tracing.js';
 import type { FileProviderOptions } from './provider/file.js';
 import type { XdsProviderSettings } from './provider/xds/sotw-provider.js';
-import type { HttpTimeouts } from './server/client-limits.js';
+import type { HttpClientLimits } from './server/client-limits.js';
 import type { GrpcServerOptions } from './server/grpc.js';
 import type { ServerTlsFiles } from './server/tls/reloading-credentials.js';
 import type { ServiceOptions } from './service/ratelimit-service.js';
@@ -54,7 +54,7 @@ export interface Settings {
   readonly http: Address;
   readonly debug: Address;
   /** Bounds on HTTP clients (the /json and debug servers); the reference has none. */
-  readonly httpTimeouts: HttpTimeouts;
+  readonly httpClientLimits: HttpClientLimits;
   readonly grpc: Address &
     GrpcServerOptions & {
       /** GRPC_UDS: when set, gRPC listens on this unix socket instead of host:port. */
@@ -104,9 +104,13 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     shutdownDrainMs: read.duration('SHUTDOWN_DRAIN_DURATION', '0s'),
     http: { host: read.string('HOST', '0.0.0.0'), port: read.port('PORT', 8080) },
     debug: { host: read.string('DEBUG_HOST', '0.0.0.0'), port: read.port('DEBUG_PORT', 6070) },
-    httpTimeouts: {
+    httpClientLimits: {
       headersTimeoutMs: read.duration('HTTP_HEADERS_TIMEOUT', '10s'),
       requestTimeoutMs: read.duration('HTTP_REQUEST_TIMEOUT', '30s'),
+      lingering: {
+        timeMs: read.duration('HTTP_LINGERING_TIME', '30s'),
+        maxBytes: read.integer('HTTP_LINGERING_MAX_BYTES', 16 * 1024 * 1024, { min: 0, max: 2 ** 40 }),
+      },
     },
     grpc: {
       host: read.string('GRPC_HOST', '0.0.0.0'),
@@ -331,7 +335,7 @@ function readMogrifiers(read: EnvReader): MogrifierSpec[] {
 }
 
 function validateCombinations(settings: Settings): void {
-  const { httpTimeouts } = settings;
+  const httpTimeouts = settings.httpClientLimits;
   for (const [name, ms] of [
     ['HTTP_HEADERS_TIMEOUT', httpTimeouts.headersTimeoutMs],
     ['HTTP_REQUEST_TIMEOUT', httpTimeouts.requestTimeoutMs],

@@ -236,6 +236,41 @@ describe('POST /json (Appendix A)', () => {
   });
 });
 
+describe("a descriptor hitsAddend past the counters' exact range (2^53 - 1)", () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer({ 'basic.yaml': BASIC });
+  });
+  after(() => t.stop());
+
+  const addend = (value: string) =>
+    `{"domain":"basic","descriptors":[{"entries":[{"key":"key1","value":"big"}],"hitsAddend":${value}}]}`;
+
+  test('/json: up to 2^53 - 1 is counted exactly; above it is refused with 400, nothing counted', async () => {
+    for (const value of ['18446744073709551615', '"18446744073709551615"', '9007199254740992']) {
+      assert.equal((await t.json(addend(value))).status, 400, value);
+    }
+    assert.equal(ruleCounters(t.server, 'basic.key1').total_hits, 0);
+    const counted = await t.json(addend('9007199254740991'));
+    assert.equal(counted.status, 429);
+    assert.equal(ruleCounters(t.server, 'basic.key1').total_hits, 9007199254740991);
+  });
+
+  test('gRPC: above 2^53 - 1 is a service error that names the bound', async () => {
+    await assert.rejects(
+      t.client.shouldRateLimit({
+        domain: 'basic',
+        descriptors: [{ entries: [{ key: 'key1', value: 'grpc' }], hitsAddend: { value: 2 ** 64 - 1 } }],
+      }),
+      (error: { code: number; details: string }) => {
+        assert.equal(error.code, 2);
+        assert.match(error.details, /hits_addend .* is above 9007199254740991/);
+        return true;
+      },
+    );
+  });
+});
+
 describe('gRPC service errors (status UNKNOWN with the reference messages)', () => {
   let t: TestServer;
   before(async () => {

@@ -109,7 +109,10 @@ test('a table of /json bodies with the verdict of the proto3 JSON mapping (proto
     [hits('4294967296'), 'refused'],
     [hits('" 1"'), 'refused'],
     [hits('"1 "'), 'refused'],
+    // protojson reads a quoted number only up to its first delimiter ("1 2" is 1 there): a decision
+    // of this service to refuse it, as a string that is not one number (README, /json decoding).
     [hits('"1 2"'), 'refused'],
+    [addend64('"1 2"'), 'refused'],
     [hits('""'), 'refused'],
     [hits('"0x10"'), 'refused'],
     [hits('+1'), 'refused'],
@@ -178,9 +181,18 @@ test('/json decoding gives the message protojson gives', () => {
   // Enum numbers: known ones become names, unknown ones are kept for the service to refuse.
   assert.deepEqual(decode(unit('3')).descriptors[0]?.limit, { requestsPerUnit: 0, unit: 'HOUR' });
   assert.deepEqual(decode(unit('9')).descriptors[0]?.limit, { requestsPerUnit: 0, unit: 9 });
-  // A uint64 past 2^53 is taken, as the nearest double.
+  // A uint64 is kept exact: a number up to 2^53 - 1, a bigint past it (the service refuses those).
   assert.deepEqual(decode(addend64('"18446744073709551615"')).descriptors[0]?.hitsAddend, {
-    value: 2 ** 64,
+    value: 18446744073709551615n,
+  });
+  assert.deepEqual(decode(addend64('18446744073709551615')).descriptors[0]?.hitsAddend, {
+    value: 18446744073709551615n,
+  });
+  assert.deepEqual(decode(addend64('9007199254740993')).descriptors[0]?.hitsAddend, {
+    value: 9007199254740993n,
+  });
+  assert.deepEqual(decode(addend64('9007199254740991')).descriptors[0]?.hitsAddend, {
+    value: 9007199254740991,
   });
   assert.deepEqual(decode('{"domain":null,"descriptors":null,"hitsAddend":null}'), {
     domain: '',

@@ -9,7 +9,7 @@ const T0 = 1_700_000_040_000; // the start of a minute, in ms
 const plain = { stopIncrementWhenOverLimit: false };
 
 function store(maxCounters = 1000) {
-  const deps = { stats: new StatStore(), log: silentLogger, now: () => T0 / 1000, random: () => 0 };
+  const deps = { stats: new StatStore(), log: silentLogger, now: () => T0, random: () => 0 };
   const created = new MemoryStore(deps, { maxCounters, maxBytes: 1 << 30 });
   after(() => created.close());
   return created;

@@ -7,7 +7,7 @@ import { StatStore } from '../src/stats/store.js';
 
 function storeAt(clock: { now: number }, maxCounters = 1000, maxBytes = 1 << 30) {
   const stats = new StatStore();
-  const deps = { stats, log: silentLogger, now: () => clock.now, random: () => 0 };
+  const deps = { stats, log: silentLogger, now: () => clock.now * 1000, random: () => 0 };
   const store = new MemoryStore(deps, { maxCounters, maxBytes });
   after(() => store.close());
   return { store, stats };

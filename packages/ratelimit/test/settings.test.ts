@@ -49,7 +49,11 @@ test('defaults follow the reference, with the project decisions', () => {
     /MEMORY_MAX_BYTES/,
   );
   assert.equal(readSettings({ MEMORY_MAX_BYTES: '1048576' }).backend.type, 'redis');
-  assert.deepEqual(settings.httpTimeouts, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 });
+  assert.deepEqual(settings.httpClientLimits, {
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 30_000,
+    lingering: { timeMs: 30_000, maxBytes: 16 * 1024 * 1024 },
+  });
   assert.equal(settings.grpc.handshakeTimeoutMs, 120_000);
   assert.equal(settings.shutdownDrainMs, 0);
   assert.throws(

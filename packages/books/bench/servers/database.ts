@@ -1,19 +1,19 @@
 import type { Queryable } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
-import { openPglite } from '../../src/db/pglite.js';
+import { openPglite, type PgliteThread } from '../../src/db/pglite.js';
 import { openPostgres } from '../../src/db/postgres.js';
 import { seedBooks } from '../seed.js';
 
 /**
- * The benchmark database of a server process: its own in-memory PGlite, or the PostgreSQL schema the
- * runner created (BENCH_PG_URL, BENCH_PG_SCHEMA). Migrated and seeded either way.
+ * The benchmark database of a server process: its own in-memory PGlite (in `pgliteThread`), or the
+ * PostgreSQL schema the runner created (BENCH_PG_URL, BENCH_PG_SCHEMA). Migrated and seeded either way.
  */
-export async function openBenchDatabase(env: NodeJS.ProcessEnv) {
+export async function openBenchDatabase(env: NodeJS.ProcessEnv, pgliteThread: PgliteThread = 'main') {
   const url = env.BENCH_PG_URL;
   const db =
-    url === undefined || url === ''
-      ? await openPglite(undefined)
-      : await openPostgres({ connectionString: url, poolMax: 20, schema: env.BENCH_PG_SCHEMA ?? 'public' });
+    url !== undefined && url !== ''
+      ? await openPostgres({ connectionString: url, poolMax: 20, schema: env.BENCH_PG_SCHEMA ?? 'public' })
+      : await openPglite(undefined, undefined, pgliteThread);
   await migrate(db);
   await seedBooks(db);
   return db;

@@ -80,9 +80,10 @@ export interface PrometheusOptions {
  * admins and to scrapers with the METRICS_TOKEN bearer token.
  */
 export async function prometheusRoutes(app: FastifyInstance, { metrics, metricsToken }: PrometheusOptions) {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const uri = request.routeOptions.url ?? 'UNKNOWN';
     metrics.recordRequest(request.method, uri, reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
   app.get('/actuator/prometheus', async (request, reply) => {
     if (!mayReadOperationalData(request, metricsToken)) {

@@ -88,7 +88,7 @@ const isFormPost = (request: FastifyRequest) =>
  * one. A form post to a route that takes the `_csrf` field is checked after its body is parsed.
  */
 export function csrfProtection(publicBaseUrl: string | undefined) {
-  return async function checkCsrf(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  return function checkCsrf(request: FastifyRequest, reply: FastifyReply): void {
     const cookie = request.cookies[CSRF_COOKIE];
     const hasCookie = cookie !== undefined && TOKEN_PATTERN.test(cookie);
     if (hasCookie) request.csrfToken = cookie;

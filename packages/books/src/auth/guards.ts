@@ -1,10 +1,11 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { SecurityRequirement } from '../contract/document.js';
 import { AppError } from '../errors.js';
-import type { SecurityRequirement } from '../http/contract.js';
 import { hasRole, ROLES, type Role } from '../modules/users/user.js';
 
 export const SESSION_SCHEME = 'sessionCookie';
 export const LOGIN_PATH = '/login';
+export const LOGOUT_PATH = '/logout';
 
 /**
  * True for a browser navigation: `Accept` ranks text/html above JSON (`*` wildcards count for JSON,

@@ -1,4 +1,5 @@
-import type { Clock, Session, SessionData, SessionStore } from './session-store.js';
+import type { Clock } from '../clock.js';
+import type { Session, SessionData, SessionStore } from './session-store.js';
 
 export interface SessionCacheOptions {
   /** How long a looked-up session is served from memory. Default 5 s; 0 turns the cache off. */

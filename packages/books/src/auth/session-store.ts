@@ -1,6 +1,8 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../clock.js';
 import type { Queryable } from '../db/database.js';
 import type { User } from '../modules/users/user.js';
+import { SessionIdHasher } from './session-id-hash.js';
 
 /** Free-form session attributes (the pending OIDC login, the provider login for logout). */
 export interface SessionData {
@@ -15,9 +17,6 @@ export interface Session {
   data: SessionData;
   expiresAt: Date;
 }
-
-/** Milliseconds since the epoch; injected so tests can move time without sleeping. */
-export type Clock = () => number;
 
 /** Server-side sessions behind the JSESSIONID cookie. */
 export interface SessionStore {
@@ -56,19 +55,21 @@ interface SessionRow {
  */
 export class DatabaseSessionStore implements SessionStore {
   private readonly touchIntervalMs: number;
+  private readonly hasher: SessionIdHasher;
 
   constructor(
     private readonly db: Queryable,
     private readonly users: UserLookup,
-    private readonly secret: string,
+    secret: string,
     readonly idleTimeoutMs: number,
     private readonly clock: Clock = Date.now,
   ) {
     this.touchIntervalMs = Math.min(60_000, Math.floor(idleTimeoutMs / 10));
+    this.hasher = new SessionIdHasher(secret);
   }
 
   hashId(id: string): string {
-    return createHmac('sha256', this.secret).update(id).digest('base64url');
+    return this.hasher.hash(id);
   }
 
   /** Creates a session and returns the new cookie value (256 random bits). */

@@ -1,11 +1,14 @@
-import type { DatabaseConfig } from '../config.js';
 import type { Database } from './database.js';
-import { openPglite } from './pglite.js';
+import { openPglite, type PgliteThread } from './pglite.js';
 import { openPostgres } from './postgres.js';
 
-/** Opens the database the configuration names: embedded PGlite, or a PostgreSQL server. */
-export function openDatabase(config: DatabaseConfig): Promise<Database> {
-  if (config.driver === 'pglite') return openPglite(config.dataDir);
+export type DatabaseConfig =
+  | { driver: 'pglite' /** undefined = in memory */; dataDir: string | undefined }
+  | { driver: 'postgres'; url: string; poolMax: number; schema?: string };
+
+/** Opens the database the configuration names: embedded PGlite (in `pgliteThread`), or a PostgreSQL server. */
+export function openDatabase(config: DatabaseConfig, pgliteThread: PgliteThread = 'main'): Promise<Database> {
+  if (config.driver === 'pglite') return openPglite(config.dataDir, undefined, pgliteThread);
   return openPostgres({
     connectionString: config.url,
     poolMax: config.poolMax,

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { lockDataDir } from './data-dir-lock.js';
 import type { Database, Queryable } from './database.js';
+import { openPgliteInWorker } from './pglite-worker.js';
 
 function queryable(target: PGlite | Transaction): Queryable {
   return {
@@ -27,19 +28,31 @@ export function pgliteDatabase(pglite: PGlite): Database {
   };
 }
 
+/** Where PGlite runs: in the server's own thread, or in a worker thread of its own (pglite-worker.ts). */
+export type PgliteThread = 'main' | 'worker';
+
+async function openIn(thread: PgliteThread, dataDir: string | undefined, snapshot: Blob | undefined) {
+  if (thread === 'worker') return openPgliteInWorker({ dataDir, snapshot });
+  const options =
+    dataDir !== undefined ? { dataDir } : snapshot !== undefined ? { loadDataDir: snapshot } : {};
+  return pgliteDatabase(await PGlite.create(options));
+}
+
 /**
  * Embedded PostgreSQL (WASM). `dataDir` undefined keeps everything in memory; `snapshot` (a
  * `PGlite#dumpDataDir` blob) starts an in-memory database from a copy, which skips initdb. A data
  * directory is locked for this process until close (DataDirInUseError names the pid that holds it).
  */
-export async function openPglite(dataDir: string | undefined, snapshot?: Blob): Promise<Database> {
-  if (dataDir === undefined) {
-    return pgliteDatabase(await PGlite.create(snapshot === undefined ? {} : { loadDataDir: snapshot }));
-  }
+export async function openPglite(
+  dataDir: string | undefined,
+  snapshot?: Blob,
+  thread: PgliteThread = 'main',
+): Promise<Database> {
+  if (dataDir === undefined) return openIn(thread, undefined, snapshot);
   mkdirSync(dataDir, { recursive: true });
   const lock = lockDataDir(dataDir);
   try {
-    const database = pgliteDatabase(await PGlite.create({ dataDir }));
+    const database = await openIn(thread, dataDir, undefined);
     return {
       ...database,
       async close() {

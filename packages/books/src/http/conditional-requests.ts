@@ -1,16 +1,37 @@
 import { createHash } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
+import { HAL_CONTENT_TYPE, type Json } from './operations.js';
+
+/** A representation as it is sent (its JSON text) and its entity tag, the digest of that text. */
+export interface Tagged<T> {
+  json: Json<T>;
+  tag: string;
+}
 
 /**
  * The strong entity tag of a representation: `"<row version>-<digest>"`. The version moves at every
  * write of the row (migration 005), so a change and its undo still give a new tag; the digest of the
  * representation covers what the row does not hold: links built for this caller and base URL, and
  * computed fields (`queuePosition`). So the tag changes whenever the body a caller would get changes.
+ * The JSON text is made once, hashed, and is what the response sends (not serialised again).
  */
+export function tagged<T>(version: number, representation: T): Tagged<T> {
+  const json = JSON.stringify(representation) as Json<T>;
+  const digest = createHash('sha256').update(json).digest('base64url');
+  return { json, tag: `"${version}-${digest.slice(0, 16)}"` };
+}
+
+/** The entity tag alone (a precondition compared with the current representation). */
 export function entityTag(version: number, representation: unknown): string {
-  const digest = createHash('sha256').update(JSON.stringify(representation)).digest('base64url');
-  return `"${version}-${digest.slice(0, 16)}"`;
+  return tagged(version, representation).tag;
+}
+
+/** Sends a representation as HAL with its ETag (a create or a write's answer); returns its JSON. */
+export function sendTagged<T>(reply: FastifyReply, version: number, representation: T): Json<T> {
+  const { json, tag } = tagged(version, representation);
+  reply.type(HAL_CONTENT_TYPE).header('etag', tag);
+  return json;
 }
 
 interface ParsedTag {
@@ -113,4 +134,24 @@ export async function versionForConditionalWrite<T extends { version: number }>(
   if (!hasPreconditions(request)) return undefined;
   const current = await readCurrent();
   return evaluatePreconditions(request, tagOf(current)).comparedTags ? current.version : undefined;
+}
+
+/**
+ * A GET of a versioned resource: sends its ETag, and answers 304 with no body when If-None-Match holds
+ * that tag; otherwise the resource, as HAL.
+ */
+export function conditionalGet<R>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  version: number,
+  resource: R,
+): Json<R> | undefined {
+  const { json, tag } = tagged(version, resource);
+  reply.header('etag', tag);
+  if (evaluatePreconditions(request, tag).notModified) {
+    reply.code(304);
+    return undefined;
+  }
+  reply.type(HAL_CONTENT_TYPE);
+  return json;
 }

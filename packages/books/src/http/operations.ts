@@ -26,15 +26,21 @@ export type OperationRequest<K extends OperationId> = FastifyRequest<{
   Body: BodyOf<K>;
 }>;
 
+declare const representation: unique symbol;
+/**
+ * The JSON text of a `T`, made once (conditional-requests.ts: its entity tag is the digest of these
+ * very bytes). A handler may return it instead of the value: fastify sends a string with a JSON
+ * content type as it is, without serialising again.
+ */
+export type Json<T> = string & { readonly [representation]: T };
+
 /** A handler typed by its operation: its parameters, body and success response come from the contract. */
 export type OperationHandler<K extends OperationId> = (
   request: OperationRequest<K>,
   reply: FastifyReply,
-) => Promise<SuccessBody<K> | undefined>;
+) => Promise<SuccessBody<K> | Json<SuccessBody<K>> | undefined>;
 
 /** One handler per operation; the compiler reports a missing or mistyped one. */
 export type OperationHandlers = { [K in OperationId]: OperationHandler<K> };
-
-export type Schemas = import('../generated/api.js').components['schemas'];
 
 export const HAL_CONTENT_TYPE = 'application/hal+json';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { STYLESHEET_PATH } from './layout.js';
+import { STYLESHEET_PATH } from '../pages/layout.js';
 
 // One small stylesheet for every page (a file: the pages' CSP forbids inline styles). Mobile first:
 // one column, then wider cards from 40rem. Colours keep a contrast of at least 4.5:1 (WCAG AA).

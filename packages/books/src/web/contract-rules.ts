@@ -1,7 +1,7 @@
 import type { ValidateFunction } from 'ajv';
-import { type ContractDocument, loadContract, securityByOperation } from '../http/contract.js';
+import { type ContractDocument, loadContract, securityByOperation } from '../contract/document.js';
 import type { OperationId } from '../http/operations.js';
-import { contractValidatorCompiler } from '../http/validation.js';
+import { contractValidatorCompiler } from '../plugins/app/validation.js';
 
 /**
  * The pages take their input rules from the contract, as the API does: the query of a list page is

@@ -7,12 +7,13 @@ import type {
 } from 'fastify';
 import { checkCsrfFormField } from '../auth/csrf.js';
 import { guardFor } from '../auth/guards.js';
-import { canonicaliseUuids } from '../http/identifiers.js';
 import type { OperationId } from '../http/operations.js';
+import { takeFlash } from '../pages/flash.js';
+import { backOf } from '../pages/forms.js';
+import type { Flash } from '../pages/layout.js';
+import { canonicaliseUuids } from '../plugins/app/identifiers.js';
+import { checksHook } from '../plugins/app/sync-hooks.js';
 import { securityOf } from './contract-rules.js';
-import { takeFlash } from './flash.js';
-import { backOf } from './forms.js';
-import type { Flash } from './layout.js';
 
 export interface PageRoute<Query, Params> {
   method: 'GET' | 'POST';
@@ -56,7 +57,7 @@ export function pageRoutes(app: FastifyInstance, rateLimit: onRequestAsyncHookHa
         url: route.url,
         schema,
         onRequest: [...limited, ...(guard === undefined ? [] : [guard])],
-        preValidation: [canonicaliseUuids, ...before],
+        preValidation: [checksHook(canonicaliseUuids), ...before],
         handler,
       });
       return;
@@ -71,7 +72,7 @@ export function pageRoutes(app: FastifyInstance, rateLimit: onRequestAsyncHookHa
         checkCsrfFormField,
         ...(limited as never[]),
         ...(guard === undefined ? [] : [guard as never]),
-        canonicaliseUuids,
+        checksHook(canonicaliseUuids) as never,
         ...before,
       ],
       handler: (request, reply) => route.handler(request as never, reply, undefined),

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { loginPage } from '../../src/auth/login/login-page.js';
-import { safeReturnTo } from '../../src/auth/login/return-to.js';
+import { loginPage } from '../../src/login/login-page.js';
+import { safeReturnTo } from '../../src/pages/return-to.js';
 
 describe('safeReturnTo', () => {
   test('keeps paths on this service, with query and fragment', () => {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { CachingSessionStore, type SessionCacheOptions } from '../../src/auth/session-cache.js';
-import { type Clock, DatabaseSessionStore } from '../../src/auth/session-store.js';
+import { DatabaseSessionStore } from '../../src/auth/session-store.js';
+import type { Clock } from '../../src/clock.js';
 import type { Queryable } from '../../src/db/database.js';
 import { UsersRepository } from '../../src/modules/users/users.repository.js';
 import { openTestDatabase, TestClock, type TestDatabase } from '../support/service.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type ContractDocument, loadContract } from '../../src/http/contract.js';
+import { type ContractDocument, loadContract } from '../../src/contract/document.js';
 import { ApiClient } from '../support/client.js';
 import { createBook, reserve } from '../support/fixtures-api.js';
 import { type Driver, startTestService, type TestService } from '../support/service.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { type ContractDocument, loadContract } from '../../src/http/contract.js';
+import { type ContractDocument, loadContract } from '../../src/contract/document.js';
 
 const contract = loadContract();
 const CONTRACT_ID = 'https://books.local/openapi.json';

@@ -3,7 +3,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { databaseUrl } from '@platform/testkit';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { buildApp } from '../../src/app.js';
+import { buildApp } from '../../src/app/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';

@@ -1,8 +1,8 @@
-import type { Controller, CorsOption } from '../controller.js';
+import type { Controller } from '../controller.js';
+import type { CorsOption } from '../cors-settings.js';
 import { CallError } from '../errors.js';
-import type { HandlerFunction } from '../hooks.js';
 import type { EndpointResponse } from '../http/response.js';
-import { decorate } from './decorate.js';
+import { decorate, type HandlerFunction } from './decorate.js';
 
 interface CorsPolicy {
   allows(origin: string): boolean;

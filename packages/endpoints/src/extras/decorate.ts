@@ -1,7 +1,13 @@
 import { keepSignature } from '../binding/signature.js';
 import { type Controller, handlerMethodNames, isControllerClass } from '../controller.js';
-import { type DecoratorHooks, type HandlerFunction, runLayer } from '../hooks.js';
+import { type LayerHooks, runLayer } from '../lifecycle.js';
 import { annotate, type HandlerNotes } from '../routing/annotations.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: handlers take any arguments; binding checks them at load.
+export type HandlerFunction = (this: Controller, ...args: any[]) => unknown;
+
+/** A decorator's hooks around a handler of a Controller; the order they run in is LayerHooks'. */
+export type DecoratorHooks = LayerHooks<Controller>;
 
 /**
  * A decorator that applies to a handler method or to a whole Controller class (then to each of its

@@ -1,5 +1,5 @@
 import type { Controller } from '../controller.js';
-import type { HandlerFunction } from '../hooks.js';
+import type { HandlerFunction } from './decorate.js';
 
 /**
  * The reference's TRACEMixin.TRACE: the request line and headers as `message/http`. Any arguments

@@ -3,9 +3,8 @@ import { readSignature, type Signature } from '../binding/signature.js';
 import { type ControllerClass, handlerMethodNames, overridesHooks } from '../controller.js';
 import { EndpointsError } from '../errors.js';
 import { withCors } from '../extras/cors.js';
-import { peelLayers } from '../extras/decorate.js';
+import { type DecoratorHooks, type HandlerFunction, peelLayers } from '../extras/decorate.js';
 import { withTrace } from '../extras/trace.js';
-import type { DecoratorHooks, HandlerFunction } from '../hooks.js';
 
 /** One routable method, with everything a request needs precomputed at load. */
 export interface Handler {

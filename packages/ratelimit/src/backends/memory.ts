@@ -94,13 +94,13 @@ export class MemoryStore implements CounterStore {
     },
   ) {
     this.reclaimTimer = setInterval(
-      () => this.reclaimExpired(this.deps.now(), RECLAIM_PER_TICK),
+      () => this.reclaimExpired(Math.floor(this.deps.now() / 1000), RECLAIM_PER_TICK),
       RECLAIM_TICK_MS,
     ).unref();
   }
 
   hit(hits: readonly CounterHit[], options: { stopIncrementWhenOverLimit: boolean }): Promise<HitResults> {
-    return Promise.resolve(this.hitAt(hits, options, this.deps.now() * 1000));
+    return Promise.resolve(this.hitAt(hits, options, this.deps.now()));
   }
 
   /**

@@ -45,7 +45,7 @@ export interface StoreLogger {
 export interface StoreDeps {
   readonly stats: StoreStats;
   readonly log: StoreLogger;
-  /** Seconds since the epoch; injected so tests control the clock. */
+  /** Milliseconds since the epoch (src/limiter/clock.ts); injected so tests control the clock. */
   readonly now: () => number;
   /** Random integer in [0, max), for the expiration jitter; injected for deterministic tests. */
   readonly random: (max: number) => number;

@@ -1,17 +1,14 @@
-/** Unix time in whole seconds. Injected everywhere a window is computed, so tests control it. */
+/**
+ * Unix time in milliseconds: the one clock of the service and the in-process library. The
+ * limiter reads it once per request for fixed windows (whole seconds of it), the memory store
+ * for sliding windows and token buckets (by the millisecond) and for expiry, the local
+ * over-limit cache for its entries. Injected, so tests move it by hand.
+ */
 export type Clock = () => number;
 
-export const systemClock: Clock = () => Math.floor(Date.now() / 1000);
+export const systemClock: Clock = Date.now;
 
-/**
- * Unix time in milliseconds: the limiter reads it once per request, for fixed windows (in whole
- * seconds) and for the sliding windows and token buckets of the memory store (in ms).
- */
-export type MillisecondClock = () => number;
-
-export const systemMillisecondClock: MillisecondClock = Date.now;
-
-/** A clock in seconds (tests move one by hand, fractions allowed) read in milliseconds. */
-export function inMilliseconds(clock: Clock): MillisecondClock {
-  return () => Math.round(clock() * 1000);
+/** The whole second `nowMs` falls in: fixed windows and expiry times count in these. */
+export function secondOf(nowMs: number): number {
+  return Math.floor(nowMs / 1000);
 }

@@ -3,7 +3,7 @@ import type { Limit, LimitMatch } from '../config/tree.js';
 import type { DescriptorStatus, RequestDescriptor } from '../service/messages.js';
 import type { RuleStats, StatStore } from '../stats/store.js';
 import { cacheKeyBody } from './cache-key.js';
-import type { MillisecondClock } from './clock.js';
+import { type Clock, secondOf } from './clock.js';
 import { applyCounterResult, nearLimitThreshold, shadowedHits } from './decision.js';
 import type { LocalOverLimitCache } from './local-cache.js';
 import type { Unit } from './units.js';
@@ -43,7 +43,7 @@ export class RateLimiter {
     private readonly localCache: LocalOverLimitCache | undefined,
     private readonly stats: StatStore,
     private readonly options: LimiterOptions,
-    private readonly clock: MillisecondClock,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -57,7 +57,7 @@ export class RateLimiter {
     addends: readonly number[],
     statuses: DescriptorStatus[],
   ): Promise<void> {
-    const now = Math.floor(this.clock() / 1000);
+    const now = secondOf(this.clock());
     const hits: IndexedHit[] = [];
     // Allocated only when a key is already known to be over its limit, which is rare.
     let fromLocalCache: (Limit | undefined)[] | undefined;

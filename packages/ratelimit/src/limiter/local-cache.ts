@@ -1,4 +1,4 @@
-import type { Clock } from './clock.js';
+import { type Clock, secondOf } from './clock.js';
 
 /** freecache refuses smaller caches; the reference's 1000-byte test setting becomes this. */
 export const MIN_LOCAL_CACHE_BYTES = 512 * 1024;
@@ -38,7 +38,7 @@ export class LocalOverLimitCache {
   has(key: string): boolean {
     this.lookupCount++;
     const entry = this.entries.get(key);
-    const now = this.clock();
+    const now = secondOf(this.clock());
     if (entry && entry.expiresAt > now) {
       this.hitCount++;
       this.accessTimeSum += now - entry.accessedAt;
@@ -55,7 +55,7 @@ export class LocalOverLimitCache {
 
   /** Caches an over-limit key for `ttlSeconds` (the whole window length, like the reference). */
   set(key: string, ttlSeconds: number): void {
-    const now = this.clock();
+    const now = secondOf(this.clock());
     const existing = this.entries.get(key);
     if (existing) {
       this.overwriteCount++;

@@ -2,7 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { dumpConfig } from '../config/dump.js';
 import type { RateLimitConfig } from '../config/tree.js';
 import type { StatStore } from '../stats/store.js';
-import { boundedHttpServer, type HttpTimeouts } from './client-limits.js';
+import { boundedHttpServer, type HttpClientLimits } from './client-limits.js';
 import { plainError } from './http.js';
 import { cpuProfile, executionTrace, heapSnapshot, ProfilerBusyError } from './profiling.js';
 
@@ -35,8 +35,8 @@ export interface DebugSources {
 }
 
 /** The debug server: listing, /rlconfig, /stats and the /debug/pprof/ equivalents. */
-export function createDebugServer(sources: DebugSources, timeouts: HttpTimeouts): Server {
-  return boundedHttpServer(timeouts, (request, response) => {
+export function createDebugServer(sources: DebugSources, limits: HttpClientLimits): Server {
+  return boundedHttpServer(limits, (request, response) => {
     route(sources, request, response).catch((error: Error) => plainError(response, 500, error.message));
   });
 }

@@ -1,12 +1,14 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Logger } from '../log.js';
 import { isTracingActive, timedSpan } from '../observability/spans.js';
 import type { RateLimitResponse } from '../service/messages.js';
 import type { RateLimitService } from '../service/ratelimit-service.js';
-import { boundedHttpServer, type HttpTimeouts } from './client-limits.js';
+import { boundedHttpServer, type HttpClientLimits } from './client-limits.js';
 import type { HealthModel } from './health.js';
 import { decodeRateLimitRequest } from './json-request-decoder.js';
 import { type EncodedJson, encodeRateLimitResponse } from './json-response-encoder.js';
+import { closeLingering, type LingeringBounds, lingerOnClose } from './lingering-close.js';
 import { TurnEndWriter } from './turn-end-writer.js';
 
 /** Bodies above this are refused like unreadable ones; the reference reads without limit. */
@@ -20,12 +22,12 @@ export function createHttpServer(
   service: RateLimitService,
   health: HealthModel,
   log: Logger,
-  timeouts: HttpTimeouts,
+  limits: HttpClientLimits,
 ): Server {
   const writer = new TurnEndWriter((response, error) => badRequest(response, error, log));
-  return boundedHttpServer(timeouts, (request, response) => {
+  return boundedHttpServer(limits, (request, response) => {
     const path = pathOf(request.url);
-    if (path === '/json') handleJson(service, writer, request, response, log);
+    if (path === '/json') handleJson(service, writer, request, response, log, limits.lingering);
     else if (path === '/healthcheck') handleHealthcheck(health, response);
     else plainError(response, 404, '404 page not found');
   });
@@ -37,27 +39,41 @@ function pathOf(url: string | undefined): string {
   return query < 0 ? url : url.slice(0, query);
 }
 
-/** Reads the body with plain listeners (no promise per request), then answers. */
+/**
+ * Reads the body with plain listeners (no promise per request), then answers. A body over the
+ * limit, declared or sent, is answered at once (400, like every unreadable body) while the client
+ * may still be sending: the connection then closes lingering (lingering-close.ts).
+ */
 function handleJson(
   service: RateLimitService,
   writer: TurnEndWriter,
   request: IncomingMessage,
   response: ServerResponse,
   log: Logger,
+  lingering: LingeringBounds,
 ): void {
+  const socket = request.socket;
+  // Set once the body is known to be over the limit: what still comes is discarded.
+  let refused = Number(request.headers['content-length']) > MAX_JSON_BODY_BYTES;
+  if (refused) refuseLargeBody(socket, response, log, lingering);
   const chunks: Buffer[] = [];
   let size = 0;
   request.on('data', (chunk: Buffer) => {
-    size += chunk.length;
-    if (size > MAX_JSON_BODY_BYTES) {
-      log.debug(`/json: unreadable body: body larger than ${MAX_JSON_BODY_BYTES} bytes`);
-      plainError(response, 400, 'Bad Request');
-      request.destroy();
+    if (refused) {
+      closeLingering(socket, lingering);
       return;
     }
-    chunks.push(chunk);
+    size += chunk.length;
+    if (size <= MAX_JSON_BODY_BYTES) {
+      chunks.push(chunk);
+      return;
+    }
+    refused = true;
+    chunks.length = 0;
+    refuseLargeBody(socket, response, log, lingering);
   });
   request.on('end', () => {
+    if (refused) return;
     const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
     answerJson(service, writer, body, response, log);
   });
@@ -122,6 +138,22 @@ function encodeAndSend(
 
 function badRequest(response: ServerResponse, error: unknown, log: Logger): void {
   log.debug(`/json: ${(error as Error).message}`);
+  plainError(response, 400, 'Bad Request');
+}
+
+/**
+ * Answers 400 with `Connection: close` to a body over MAX_JSON_BODY_BYTES while the client may
+ * still be sending it; Node's close of the socket after the answer then lingers.
+ */
+function refuseLargeBody(
+  socket: Socket,
+  response: ServerResponse,
+  log: Logger,
+  lingering: LingeringBounds,
+): void {
+  log.debug(`/json: unreadable body: body larger than ${MAX_JSON_BODY_BYTES} bytes`);
+  lingerOnClose(socket, lingering);
+  response.shouldKeepAlive = false;
   plainError(response, 400, 'Bad Request');
 }
 

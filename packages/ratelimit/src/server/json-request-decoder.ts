@@ -17,7 +17,8 @@ export class JsonRequestError extends Error {
  *   an unknown field is an error; null leaves a field unset;
  * - an integer field takes a JSON number or a string holding one, in any form whose value is
  *   a whole number in range: `1e3`, `1.0`, `"-0"`; not `01`, `1.5`, `1e-400`, `" 1"`;
- * - uint32 fields take 0..2^32-1, the descriptor's hits_addend (UInt64Value) 0..2^64-1;
+ * - uint32 fields take 0..2^32-1, the descriptor's hits_addend (UInt64Value) 0..2^64-1, kept
+ *   exact (a bigint past 2^53 - 1: the service decides what it does);
  * - the override's unit takes an envoy.type.v3.RateLimitUnit name or any int32 number.
  */
 export function decodeRateLimitRequest(body: Buffer): RateLimitRequest {
@@ -51,6 +52,13 @@ const UINT32_MAX = 2n ** 32n - 1n;
 const UINT64_MAX = 2n ** 64n - 1n;
 const INT32_MIN = -(2n ** 31n);
 const INT32_MAX = 2n ** 31n - 1n;
+
+/** A uint64 as a number while a double holds it exactly, else as the bigint itself. */
+function exact(value: bigint): number | bigint {
+  return value <= MAX_SAFE ? Number(value) : value;
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
  * The path of a value in error messages, from the descriptor index `d` and entry index `e`
@@ -126,7 +134,7 @@ class Reader {
           seen = this.mark(seen, 4, field, DESCRIPTOR_FIELDS, d, -1, '');
           // A UInt64Value: its JSON form is the bare value. Past 2^53 it is the nearest double.
           if (!this.null())
-            descriptor.hitsAddend = { value: Number(this.integer(0n, UINT64_MAX, d, '.hitsAddend')) };
+            descriptor.hitsAddend = { value: exact(this.integer(0n, UINT64_MAX, d, '.hitsAddend')) };
       }
     } while (this.next(CLOSE_BRACE));
     return descriptor;

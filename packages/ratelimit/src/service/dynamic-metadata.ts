@@ -12,7 +12,7 @@ export function buildDynamicMetadata(request: RateLimitRequest): { [key: string]
     if (descriptor.limit) {
       out.limit = `requests_per_unit:${descriptor.limit.requestsPerUnit} unit:${descriptor.limit.unit}`;
     }
-    if (descriptor.hitsAddend) out.hitsAddend = descriptor.hitsAddend.value;
+    if (descriptor.hitsAddend) out.hitsAddend = Number(descriptor.hitsAddend.value);
     return out;
   });
   const metadata: { [key: string]: JsonValue } = { domain: request.domain, descriptors };

@@ -15,8 +15,11 @@ export interface RequestDescriptor {
   readonly entries: readonly Entry[];
   /** The request's limit override; `unit` is an envoy.type.v3.RateLimitUnit name, or its number when unknown. */
   readonly limit?: { readonly requestsPerUnit: number; readonly unit: string | number } | null;
-  /** google.protobuf.UInt64Value: present (even as 0) means it overrides the request's hitsAddend. */
-  readonly hitsAddend?: { readonly value: number } | null;
+  /**
+   * google.protobuf.UInt64Value: present (even as 0) means it overrides the request's hitsAddend.
+   * /json gives a bigint past 2^53 - 1 (exact); gRPC (proto-loader, longs as numbers) a double.
+   */
+  readonly hitsAddend?: { readonly value: number | bigint } | null;
 }
 
 export type Code = 'OK' | 'OVER_LIMIT';

@@ -114,8 +114,9 @@ export class RateLimitService {
       for (let i = 0; i < descriptors.length; i++) statuses[i] = okStatus();
       return Promise.resolve(this.respond(request, statuses));
     }
+    const addends = hitsAddends(request);
     const limits = this.resolveLimits(domain, descriptors, statuses);
-    const counting = this.limiter.check(request.domain, descriptors, limits, hitsAddends(request), statuses);
+    const counting = this.limiter.check(request.domain, descriptors, limits, addends, statuses);
     // One promise for the answer and the failure, not a chain of two.
     return counting.then(
       () => this.respondCounted(request, statuses),
@@ -225,15 +226,31 @@ function wholeSeconds(duration: DescriptorStatus['durationUntilReset']): number 
   return duration.seconds + (duration.nanos > 0 ? 1 : 0);
 }
 
-/** Per descriptor: its own hits_addend when set (0 means check only), else max(1, request's). */
+/**
+ * Per descriptor: its own hits_addend when set (0 means check only), else max(1, request's).
+ * Counters and stats count in doubles, exact up to 2^53 - 1: a larger addend is refused rather
+ * than counted as a rounded number (every limit is a uint32, so the decision would not change).
+ */
 function hitsAddends(request: RateLimitRequest): number[] {
   const fallback = Math.max(1, request.hitsAddend);
   const descriptors = request.descriptors;
   const addends = new Array<number>(descriptors.length);
   for (let i = 0; i < descriptors.length; i++) {
-    addends[i] = (descriptors[i] as RequestDescriptor).hitsAddend?.value ?? fallback;
+    const own = (descriptors[i] as RequestDescriptor).hitsAddend?.value;
+    if (own === undefined) addends[i] = fallback;
+    else if (typeof own === 'number' && own <= Number.MAX_SAFE_INTEGER) addends[i] = own;
+    else addends[i] = countableAddend(own, i);
   }
   return addends;
+}
+
+/** A hits_addend given as a bigint or a double past 2^53 - 1: its number, or the refusal. */
+function countableAddend(value: number | bigint, index: number): number {
+  const exact = BigInt(value);
+  if (exact <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(exact);
+  throw new ServiceError(
+    `descriptor ${index} hits_addend ${exact} is above ${Number.MAX_SAFE_INTEGER}, the largest the counters hold exactly`,
+  );
 }
 
 /** A request's limit override: stat key `<domain>.<k1>[_<v1>]...`, never shadowed, no name. */

@@ -147,7 +147,7 @@ function hitOf(key: string, c: Case, addend: number): CounterHit {
 test('the memory store answers every random sequence as the model does', () => {
   for (const seed of SEEDS) {
     const c = generate(seed);
-    const deps = { stats: new StatStore(), log: silentLogger, now: () => START / 1000, random: () => 0 };
+    const deps = { stats: new StatStore(), log: silentLogger, now: () => START, random: () => 0 };
     const store = new MemoryStore(deps, { maxCounters: 1000, maxBytes: 1 << 24 });
     const model = modelOf(c);
     let now = START;

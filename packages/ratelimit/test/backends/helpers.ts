@@ -18,7 +18,7 @@ export function recordingDeps(): StoreDeps & {
       warn: (message) => logged.push(`warn: ${message}`),
       error: (message) => logged.push(`error: ${message}`),
     },
-    now: () => 1_700_000_000,
+    now: () => 1_700_000_000_000,
     random: () => 0,
   };
 }

@@ -6,10 +6,10 @@ import { silentLogger } from '../../src/log.js';
 import { type RunningServer, type StartOverrides, startServer } from '../../src/main.js';
 import { readSettings } from '../../src/settings.js';
 
-/** A clock the test moves by hand. */
+/** A clock the test moves by hand, in seconds (fractions allowed); read in milliseconds like the service's. */
 export class ManualClock {
   constructor(public seconds: number) {}
-  readonly now = (): number => this.seconds;
+  readonly now = (): number => Math.round(this.seconds * 1000);
 }
 
 export interface TestServer {
@@ -42,12 +42,13 @@ export function loopbackEnv(runtimeRoot: string): Record<string, string> {
 
 /**
  * Starts the whole service in-process with the memory store on free loopback ports, a manual
- * clock at `startAt`, and the given config files in RUNTIME_ROOT/ratelimit/config.
+ * clock at `startAt` (or the system clock with `realClock`), and the given config files in
+ * RUNTIME_ROOT/ratelimit/config.
  */
 export async function startTestServer(
   files: Record<string, string>,
   env: Record<string, string> = {},
-  options: { startAt?: number; overrides?: StartOverrides } = {},
+  options: { startAt?: number; realClock?: boolean; overrides?: StartOverrides } = {},
 ): Promise<TestServer> {
   const runtimeRoot = await mkdtemp(join(tmpdir(), 'ratelimit-test-'));
   const configDir = join(runtimeRoot, 'ratelimit', 'config');
@@ -55,7 +56,11 @@ export async function startTestServer(
   for (const [name, text] of Object.entries(files)) await writeFile(join(configDir, name), text);
   const clock = new ManualClock(options.startAt ?? 1_700_000_000);
   const settings = readSettings({ ...loopbackEnv(runtimeRoot), DISABLE_STATS: 'true', ...env });
-  const server = await startServer(settings, { clock: clock.now, log: silentLogger, ...options.overrides });
+  const server = await startServer(settings, {
+    ...(options.realClock ? {} : { clock: clock.now }),
+    log: silentLogger,
+    ...options.overrides,
+  });
   const client = new RateLimitClient(`127.0.0.1:${server.ports.grpc}`);
   const base = (port: 'http' | 'debug') => `http://127.0.0.1:${server.ports[port]}`;
   return {

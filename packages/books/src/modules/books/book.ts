@@ -1,4 +1,4 @@
-import type { Schemas } from '../../http/operations.js';
+import type { Schemas } from '../../contract/schemas.js';
 import type { SortPropertyOf } from '../../page-request.js';
 
 /** The fields an admin sets on a book, as the contract's BookInput declares them (copies filled in by its default). */

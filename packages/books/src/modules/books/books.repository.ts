@@ -34,6 +34,9 @@ const heldByCallerSql = (alias: string, param: string) =>
   `exists (select 1 from reservations r where r.book_id = ${alias}.id and r.user_id = ${param}
     and r.status in (${OPEN_STATUSES_SQL})) as held_by_caller`;
 
+/** One book (`$1`) with whether the caller (`$2`) holds it. */
+export const BOOK_BY_ID_SQL = `select ${COLUMNS}, ${heldByCallerSql('books', '$2')} from books where id = $1`;
+
 /**
  * A page of books and the total in ONE statement (one round trip, one snapshot). The total is the
  * trigger-maintained book_count row (migration 002), not count(*) over every book. The page is joined
@@ -134,10 +137,7 @@ export class BooksRepository {
   }
 
   private async findIn(db: Queryable, id: string, callerId: string): Promise<Book | undefined> {
-    const [row] = await db.query<BookRow>(
-      `select ${COLUMNS}, ${heldByCallerSql('books', '$2')} from books where id = $1`,
-      [id, callerId],
-    );
+    const [row] = await db.query<BookRow>(BOOK_BY_ID_SQL, [id, callerId]);
     return row === undefined ? undefined : bookFromRow(row);
   }
 

@@ -1,6 +1,7 @@
-import type { Clock } from '../../auth/session-store.js';
+import type { Clock } from '../../clock.js';
 import { AppError } from '../../errors.js';
 import type { PageRequest } from '../../page-request.js';
+import type { PickupExpiry } from '../reservations/pickup-expiry.js';
 import type { User } from '../users/user.js';
 import type { Book, BookFields, BookSortProperty } from './book.js';
 import type { BooksRepository } from './books.repository.js';
@@ -20,12 +21,13 @@ function bookChanged(id: string): AppError {
 
 /**
  * Book rules; role checks happen before (from the contract), so every caller here is allowed. Reads
- * first expire overdue READY reservations (`expireOverdue`), so `available` and `waiting` are current.
+ * first expire overdue READY reservations when a deadline may have passed (`PickupExpiry`), so
+ * `available` and `waiting` are current; updates and deletes settle the book's queue, so they tell it.
  */
 export class BooksService {
   constructor(
     private readonly books: BooksRepository,
-    private readonly expireOverdue: () => Promise<unknown>,
+    private readonly expiry: PickupExpiry,
     private readonly clock: Clock,
   ) {}
 
@@ -34,7 +36,7 @@ export class BooksService {
   }
 
   async get(caller: User, id: string): Promise<Book> {
-    await this.expireOverdue();
+    await this.expiry.beforeRead();
     const book = await this.books.findById(id, caller.id);
     if (book === undefined) throw bookNotFound(id);
     return book;
@@ -42,14 +44,17 @@ export class BooksService {
 
   /** The books with these ids (a list page naming the books of its rows); a deleted one is left out. */
   async getMany(caller: User, ids: readonly string[]): Promise<Map<string, Book>> {
-    await this.expireOverdue();
+    await this.expiry.beforeRead();
     const books = await this.books.findByIds([...new Set(ids)], caller.id);
     return new Map(books.map((book) => [book.id, book]));
   }
 
   /** `expectedVersion`: write only while the book is at this version (an If-Match compared with it). */
   async update(caller: User, id: string, fields: BookFields, expectedVersion?: number): Promise<Book> {
-    const result = await this.books.update(id, fields, caller.id, new Date(this.clock()), expectedVersion);
+    const now = new Date(this.clock());
+    const result = await this.books
+      .update(id, fields, caller.id, now, expectedVersion)
+      .finally(() => this.expiry.madeReady(now));
     if (result.outcome === 'not_found') throw bookNotFound(id);
     if (result.outcome === 'version_changed') throw bookChanged(id);
     if (result.outcome === 'copies_below_held') {
@@ -63,12 +68,15 @@ export class BooksService {
   }
 
   async list(caller: User, request: PageRequest<BookSortProperty>, search?: string) {
-    await this.expireOverdue();
+    await this.expiry.beforeRead();
     return this.books.page(request, caller.id, search);
   }
 
   async delete(id: string, expectedVersion?: number): Promise<void> {
-    const outcome = await this.books.deleteUnlessOpenlyReserved(id, new Date(this.clock()), expectedVersion);
+    const now = new Date(this.clock());
+    const outcome = await this.books
+      .deleteUnlessOpenlyReserved(id, now, expectedVersion)
+      .finally(() => this.expiry.madeReady(now));
     if (outcome === 'not_found') throw bookNotFound(id);
     if (outcome === 'version_changed') throw bookChanged(id);
     if (outcome === 'has_open_reservations') {

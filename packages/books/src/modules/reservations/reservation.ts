@@ -1,4 +1,4 @@
-import type { Schemas } from '../../http/operations.js';
+import type { Schemas } from '../../contract/schemas.js';
 import type { SortPropertyOf } from '../../page-request.js';
 import { isAdmin, type User } from '../users/user.js';
 

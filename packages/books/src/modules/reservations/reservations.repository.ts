@@ -1,6 +1,7 @@
 import type { Database, Queryable } from '../../db/database.js';
 import { orderByClause } from '../../db/order-by.js';
 import type { PageRequest } from '../../page-request.js';
+import type { ExpiryProbeResult } from './pickup-expiry.js';
 import {
   OPEN_STATUSES,
   type Reservation,
@@ -179,20 +180,24 @@ export class ReservationsRepository {
 
   /**
    * Expires every READY reservation past its deadline (and promotes the next in each queue), one book
-   * per transaction. The probe is an index scan of the READY reservations by deadline, so with nothing
-   * overdue it costs one cheap statement. Returns how many books were settled.
+   * per transaction, and tells the earliest deadline still ahead. The probe is one statement over the
+   * partial index of READY reservations by deadline, so with nothing overdue it is the only one.
    */
-  async expireOverdue(now: Date): Promise<number> {
-    const books = await this.db.query<{ book_id: string }>(
-      `select distinct book_id from reservations where status = 'READY' and pickup_deadline <= $1`,
+  async expireOverdue(now: Date): Promise<ExpiryProbeResult> {
+    const [probe] = await this.db.query<{ overdue: string[]; next_deadline: Date | null }>(
+      `select array(select distinct book_id::text from reservations
+                    where status = 'READY' and pickup_deadline <= $1) as overdue,
+              (select min(pickup_deadline) from reservations
+               where status = 'READY' and pickup_deadline > $1) as next_deadline`,
       [now],
     );
-    for (const { book_id: bookId } of books) {
+    const overdue = probe?.overdue ?? [];
+    for (const bookId of overdue) {
       await this.db.transaction(async (tx) => {
         if (await lockBook(tx, bookId)) await settleBook(tx, bookId, now, this.pickupMs);
       });
     }
-    return books.length;
+    return { settled: overdue.length, nextDeadline: probe?.next_deadline ?? null };
   }
 
   findById(id: string): Promise<Reservation | undefined> {

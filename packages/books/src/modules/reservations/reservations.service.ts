@@ -1,9 +1,10 @@
-import type { Clock } from '../../auth/session-store.js';
+import type { Clock } from '../../clock.js';
 import { hasSqlState, SqlState } from '../../db/database.js';
 import { AppError } from '../../errors.js';
 import type { PageRequest } from '../../page-request.js';
 import { bookNotFound } from '../books/books.service.js';
 import { isAdmin, type User } from '../users/user.js';
+import type { PickupExpiry } from './pickup-expiry.js';
 import {
   type Reservation,
   type ReservationFilter,
@@ -41,11 +42,13 @@ function reservationChanged(reservationId: string): AppError {
 
 /**
  * Reservation rules: ownership, the state machine, one open reservation per user and book. Every read
- * first expires overdue READY reservations, so no reader sees one past its pickup deadline.
+ * first expires overdue READY reservations when a deadline may have passed (`PickupExpiry`), so no
+ * reader sees one past its pickup deadline; every write that settles a book tells it when.
  */
 export class ReservationsService {
   constructor(
     private readonly reservations: ReservationsRepository,
+    private readonly expiry: PickupExpiry,
     private readonly clock: Clock,
   ) {}
 
@@ -53,14 +56,10 @@ export class ReservationsService {
     return new Date(this.clock());
   }
 
-  /** Expires overdue READY reservations everywhere (lazily before reads, and on the service's schedule). */
-  expireOverdue(): Promise<number> {
-    return this.reservations.expireOverdue(this.now());
-  }
-
   async reserve(user: User, bookId: string): Promise<Reservation> {
+    const now = this.now();
     try {
-      const reservation = await this.reservations.reserve(bookId, user.id, this.now());
+      const reservation = await this.reservations.reserve(bookId, user.id, now);
       if (reservation === undefined) throw bookNotFound(bookId);
       return reservation;
     } catch (error) {
@@ -74,12 +73,14 @@ export class ReservationsService {
       // The book was deleted between the lock and the foreign-key check.
       if (hasSqlState(error, SqlState.foreignKeyViolation)) throw bookNotFound(bookId);
       throw error;
+    } finally {
+      this.expiry.madeReady(now);
     }
   }
 
   /** 404 when missing or under another book; 403 when someone else's and the caller is not an admin. */
   async get(user: User, bookId: string, reservationId: string): Promise<Reservation> {
-    await this.expireOverdue();
+    await this.expiry.beforeRead();
     const reservation = await this.reservations.findById(reservationId);
     if (reservation === undefined || reservation.bookId !== bookId) {
       throw reservationNotFound(bookId, reservationId);
@@ -106,13 +107,10 @@ export class ReservationsService {
     expectedVersion?: number,
   ): Promise<Reservation> {
     await this.get(user, bookId, reservationId);
-    const result = await this.reservations.transition(
-      bookId,
-      reservationId,
-      transition,
-      this.now(),
-      expectedVersion,
-    );
+    const now = this.now();
+    const result = await this.reservations
+      .transition(bookId, reservationId, transition, now, expectedVersion)
+      .finally(() => this.expiry.madeReady(now));
     if (result.outcome === 'not_found') throw reservationNotFound(bookId, reservationId);
     if (result.outcome === 'version_changed') throw reservationChanged(reservationId);
     if (result.outcome === 'illegal') throw illegalTransition(reservationId, result.current, transition);
@@ -128,7 +126,7 @@ export class ReservationsService {
         'Only an admin may list the reservations of another user; omit userId to list your own.',
       );
     }
-    await this.expireOverdue();
+    await this.expiry.beforeRead();
     return this.reservations.page(isAdmin(user) ? filter : { ...filter, userId: user.id }, request);
   }
 }

@@ -1,4 +1,4 @@
-import type { Schemas } from '../../http/operations.js';
+import type { Schemas } from '../../contract/schemas.js';
 
 /** The contract's Role. */
 export type Role = Schemas['Role'];

@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { signedInUser } from '../../auth/signed-in-user.js';
 import { AppError } from '../../errors.js';
-import type { AjvIssue } from '../../http/problem.js';
-import { signedInUser } from '../../http/request-context.js';
 import type { BookFields } from '../../modules/books/book.js';
+import { fieldMessages } from '../../pages/field-messages.js';
+import { type FormBody, formOf, redirectWithFlash } from '../../pages/forms.js';
+import { PATHS } from '../../pages/paths.js';
+import type { AjvIssue } from '../../plugins/app/problem.js';
 import { bodyValidator, parametersOf } from '../contract-rules.js';
-import { fieldMessages } from '../field-messages.js';
-import { type FormBody, formOf, redirectWithFlash } from '../forms.js';
-import { PATHS } from '../paths.js';
 import { type BookFormView, bookFormBody } from '../views/book-form.js';
 import type { WebContext } from './context.js';
 

@@ -1,13 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { signedInUser } from '../../auth/signed-in-user.js';
 import type { OperationRequest } from '../../http/operations.js';
 import { pageMetadata, pageRequest } from '../../http/pagination.js';
-import { signedInUser } from '../../http/request-context.js';
 import { transitionsFor } from '../../modules/reservations/reservation.js';
+import { redirectWithFlash } from '../../pages/forms.js';
+import type { Flash } from '../../pages/layout.js';
+import { PATHS } from '../../pages/paths.js';
 import { parametersOf } from '../contract-rules.js';
-import { redirectWithFlash } from '../forms.js';
-import type { Flash } from '../layout.js';
 import type { PageRoute } from '../page-route.js';
-import { PATHS } from '../paths.js';
 import { bookBody } from '../views/book.js';
 import { homeBody } from '../views/home.js';
 import type { WebContext } from './context.js';

@@ -2,10 +2,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { BooksService } from '../../modules/books/books.service.js';
 import type { ReservationsService } from '../../modules/reservations/reservations.service.js';
 import type { UsersRepository } from '../../modules/users/users.repository.js';
-import type { SafeHtml } from '../html.js';
-import { type Flash, htmlPage, type Viewer } from '../layout.js';
+import type { SafeHtml } from '../../pages/html.js';
+import { type Flash, htmlPage, type Viewer } from '../../pages/layout.js';
+import { viewerOf } from '../../pages/viewer.js';
 import type { pageRoutes } from '../page-route.js';
-import { viewerOf } from '../viewer.js';
 
 export interface PageContent {
   title: string;

@@ -1,14 +1,14 @@
+import { signedInUser } from '../../auth/signed-in-user.js';
 import type { OperationRequest } from '../../http/operations.js';
 import { pageMetadata, pageRequest } from '../../http/pagination.js';
-import { signedInUser } from '../../http/request-context.js';
 import type { Book } from '../../modules/books/book.js';
 import type { Reservation, Transition } from '../../modules/reservations/reservation.js';
 import { transitionsFor } from '../../modules/reservations/reservation.js';
 import type { User } from '../../modules/users/user.js';
+import { redirectWithFlash } from '../../pages/forms.js';
+import { PATHS } from '../../pages/paths.js';
+import { displayName } from '../../pages/viewer.js';
 import { optionalParameter, parametersOf } from '../contract-rules.js';
-import { redirectWithFlash } from '../forms.js';
-import { PATHS } from '../paths.js';
-import { displayName } from '../viewer.js';
 import { adminReservationsBody, myReservationsBody, type ReservationRow } from '../views/reservations.js';
 import type { WebContext } from './context.js';
 

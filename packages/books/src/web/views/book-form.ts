@@ -1,7 +1,7 @@
-import type { FieldError } from '../../http/problem.js';
-import { html, type SafeHtml } from '../html.js';
-import { csrfField, type Viewer } from '../layout.js';
-import { PATHS } from '../paths.js';
+import { html, type SafeHtml } from '../../pages/html.js';
+import { csrfField, type Viewer } from '../../pages/layout.js';
+import { PATHS } from '../../pages/paths.js';
+import type { FieldError } from '../../plugins/app/problem.js';
 import { postButton } from './components.js';
 
 export interface BookFormView {

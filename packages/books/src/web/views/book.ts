@@ -1,8 +1,8 @@
 import type { Book } from '../../modules/books/book.js';
 import type { Reservation, Transition } from '../../modules/reservations/reservation.js';
-import { html, type SafeHtml } from '../html.js';
-import type { Viewer } from '../layout.js';
-import { PATHS } from '../paths.js';
+import { html, type SafeHtml } from '../../pages/html.js';
+import type { Viewer } from '../../pages/layout.js';
+import { PATHS } from '../../pages/paths.js';
 import { availability, reservationDetail, statusWords, when } from '../text.js';
 import { postButton, transitionButtons } from './components.js';
 

@@ -1,9 +1,9 @@
 import type { PageMetadata } from '../../http/pagination.js';
 import type { Reservation, Transition } from '../../modules/reservations/reservation.js';
-import { backField } from '../forms.js';
-import { html, type SafeHtml } from '../html.js';
-import { csrfField, type Viewer } from '../layout.js';
-import { PATHS } from '../paths.js';
+import { backField } from '../../pages/forms.js';
+import { html, type SafeHtml } from '../../pages/html.js';
+import { csrfField, type Viewer } from '../../pages/layout.js';
+import { PATHS } from '../../pages/paths.js';
 
 const TRANSITION_LABELS: Record<Transition, string> = {
   cancel: 'Cancel reservation',

@@ -1,7 +1,7 @@
 import type { PageMetadata } from '../../http/pagination.js';
 import type { Book } from '../../modules/books/book.js';
-import { html, type SafeHtml } from '../html.js';
-import { PATHS } from '../paths.js';
+import { html, type SafeHtml } from '../../pages/html.js';
+import { PATHS } from '../../pages/paths.js';
 import { availability } from '../text.js';
 import { pager } from './components.js';
 

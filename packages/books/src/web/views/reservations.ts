@@ -1,9 +1,9 @@
 import type { PageMetadata } from '../../http/pagination.js';
 import type { Book } from '../../modules/books/book.js';
 import type { Reservation, ReservationStatus, Transition } from '../../modules/reservations/reservation.js';
-import { html, type SafeHtml } from '../html.js';
-import type { Viewer } from '../layout.js';
-import { PATHS } from '../paths.js';
+import { html, type SafeHtml } from '../../pages/html.js';
+import type { Viewer } from '../../pages/layout.js';
+import { PATHS } from '../../pages/paths.js';
 import { reservationDetail, statusWords, when } from '../text.js';
 import { pager, transitionButtons } from './components.js';
 

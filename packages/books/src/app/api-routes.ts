@@ -1,0 +1,64 @@
+import type {
+  FastifyInstance,
+  FastifyRequest,
+  onRequestAsyncHookHandler,
+  RouteHandlerMethod,
+  RouteOptions,
+} from 'fastify';
+import openapiGlue from 'fastify-openapi-glue';
+import { guardFor } from '../auth/guards.js';
+import { loadContract, operationsRequiringBody, securityByOperation } from '../contract/document.js';
+import { AppError } from '../errors.js';
+import type { OperationHandlers, OperationId } from '../http/operations.js';
+import { canonicaliseUuids } from '../plugins/app/identifiers.js';
+import { requireAcceptableResponse } from '../plugins/app/negotiation.js';
+import { checksHook } from '../plugins/app/sync-hooks.js';
+
+/**
+ * fastify validates a body against the schema of its media type, so a request with no body and no
+ * Content-Type skips validation altogether; a required body is checked here (else the handler got
+ * `undefined`, a 500).
+ */
+function requireBody(request: FastifyRequest): void {
+  if (request.body !== undefined && request.body !== null) return;
+  throw new AppError(
+    'invalid',
+    'BODY_REQUIRED',
+    'This operation needs a JSON request body (Content-Type: application/json).',
+  );
+}
+
+/**
+ * Registers one route per contract operation: fastify-openapi-glue validates parameters and bodies and
+ * serialises responses from the contract's schemas; the contract's security requirements become guards
+ * that run before validation, so an anonymous caller learns nothing about the input rules.
+ */
+export async function contractRoutes(
+  app: FastifyInstance,
+  handlers: OperationHandlers,
+  /**
+   * The per-user rate limit: runs on every secured operation just before its guard, so a signed-in
+   * caller's call counts even when the guard then refuses it (403); anonymous calls pass through to the guard.
+   */
+  rateLimit?: onRequestAsyncHookHandler,
+): Promise<void> {
+  const contract = loadContract();
+  const securityOf = securityByOperation(contract);
+  const needsBody = operationsRequiringBody(contract);
+  await app.register(openapiGlue, {
+    specification: contract,
+    operationResolver: (operationId: string) => {
+      if (!(operationId in handlers))
+        throw new Error(`the contract's operation ${operationId} has no handler`);
+      const handler = handlers[operationId as OperationId] as unknown as RouteHandlerMethod;
+      const guard = guardFor(securityOf.get(operationId) ?? []);
+      const preValidation = needsBody.has(operationId)
+        ? checksHook(requireAcceptableResponse, canonicaliseUuids, requireBody)
+        : checksHook(requireAcceptableResponse, canonicaliseUuids);
+      // Glue fills in method, url and schema; these options only add the handler and the hooks.
+      const options: Partial<RouteOptions> = { handler, preValidation };
+      if (guard !== undefined) options.onRequest = rateLimit === undefined ? guard : [rateLimit, guard];
+      return options as RouteOptions;
+    },
+  });
+}

@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import fastifyCookie from '@fastify/cookie';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { healthRoutes } from '../actuator/health.js';
+import { Metrics, prometheusRoutes } from '../actuator/metrics.js';
+import { booksHandlers } from '../api/books.handlers.js';
+import { meHandlers } from '../api/me.handler.js';
+import { reservationsHandlers } from '../api/reservations.handlers.js';
+import { csrfProtection } from '../auth/csrf.js';
+import { OidcClient } from '../auth/oidc/client.js';
+import { CachingSessionStore } from '../auth/session-cache.js';
+import { DatabaseSessionStore } from '../auth/session-store.js';
+import { sessions } from '../auth/sessions.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Database } from '../db/database.js';
+import { loginRoutes } from '../login/routes.js';
+import { BooksRepository } from '../modules/books/books.repository.js';
+import { BooksService } from '../modules/books/books.service.js';
+import { expirySchedule } from '../modules/reservations/expiry-schedule.js';
+import { PickupExpiry } from '../modules/reservations/pickup-expiry.js';
+import { ReservationsRepository } from '../modules/reservations/reservations.repository.js';
+import { ReservationsService } from '../modules/reservations/reservations.service.js';
+import { UsersRepository } from '../modules/users/users.repository.js';
+import { AllowedMethods } from '../plugins/app/allowed-methods.js';
+import { acceptJsonBodiesOnly } from '../plugins/app/body-parsers.js';
+import { clientErrorHandler, rejectEncodedBodies, rejectLongUrls } from '../plugins/app/framework-errors.js';
+import { problemErrorHandler, problemNotFoundHandler } from '../plugins/app/problem.js';
+import { RequestLinesAtDebug } from '../plugins/app/request-lines.js';
+import { checksHook } from '../plugins/app/sync-hooks.js';
+import { contractValidatorCompiler } from '../plugins/app/validation.js';
+import { apiDocs } from '../plugins/external/docs.js';
+import { securityHeaders } from '../plugins/external/security-headers.js';
+import { failOpenReporter, perUserRateLimit } from '../rate-limit/per-user-hook.js';
+import { createDecider, UserRateLimit } from '../rate-limit/user-rate-limit.js';
+import { pageAssets } from '../web/assets.js';
+import { webFront } from '../web/plugin.js';
+import { contractRoutes } from './api-routes.js';
+
+export interface AppOptions {
+  config: Config;
+  /** An open, migrated database; the caller owns it and closes it after the app. */
+  db: Database;
+  logger?: FastifyServerOptions['logger'];
+  /** Time for session and pickup expiry; tests move it instead of sleeping. */
+  clock?: Clock;
+}
+
+/** The per-user rate limit hook the configuration asks for (undefined when it is off); closed with the app. */
+function userRateLimitHook(app: FastifyInstance, config: Config, now: () => number) {
+  const decider = createDecider(config.rateLimit, now);
+  if (decider === undefined) return undefined;
+  const report = failOpenReporter(app.log, now);
+  const limit = new UserRateLimit(decider, report.onFailure, report.onSuccess);
+  app.addHook('onClose', () => limit.close());
+  return perUserRateLimit(limit);
+}
+
+/** Wires the service: cookies, sessions, CSRF, docs and the contract's routes. Does not listen. */
+export async function buildApp({ config, db, logger = false, clock }: AppOptions): Promise<FastifyInstance> {
+  const headers = securityHeaders({
+    publicBaseUrl: config.publicBaseUrl,
+    formActionOrigins: config.oidcProviders.map((provider) => provider.issuer.origin),
+  });
+  const app = Fastify({
+    logger,
+    logController: new RequestLinesAtDebug(),
+    trustProxy: config.trustProxy,
+    genReqId: () => randomUUID(),
+    // A caller-supplied request id is only trusted behind a proxy that sets it.
+    requestIdHeader: config.trustProxy ? 'x-request-id' : false,
+    clientErrorHandler,
+    // Malformed paths and over-long path segments, which fail before routing.
+    frameworkErrors: (error, request, reply) => {
+      headers.setOn(request, reply);
+      return problemErrorHandler(error, request, reply);
+    },
+  });
+  const allowedMethods = new AllowedMethods();
+  allowedMethods.attach(app);
+  app.setValidatorCompiler(contractValidatorCompiler());
+  acceptJsonBodiesOnly(app);
+  app.setErrorHandler(problemErrorHandler);
+  app.setNotFoundHandler(problemNotFoundHandler(allowedMethods));
+  // What every response carries and every request is checked for first, in one synchronous hook.
+  app.addHook(
+    'onRequest',
+    checksHook((request, reply) => reply.header('x-request-id', request.id), headers.setOn, rejectLongUrls),
+  );
+  const refuseEncodedBodies = checksHook(rejectEncodedBodies);
+  app.addHook('preParsing', (request, reply, _payload, done) => refuseEncodedBodies(request, reply, done));
+
+  const now = clock ?? Date.now;
+  // Every dependency is constructed here and handed to the part that needs it, as an option.
+  const users = new UsersRepository(db, config.adminEmails);
+  const sessionStore = new DatabaseSessionStore(
+    db,
+    users,
+    config.session.secret,
+    config.session.idleTimeoutMs,
+    now,
+  );
+  const { pickupMs, expirySweepMs } = config.reservations;
+  const reservationsRepository = new ReservationsRepository(db, pickupMs);
+  // Reads trust the earliest deadline a probe found for at most a sweep interval (see PickupExpiry).
+  const expiry = new PickupExpiry(
+    (at) => reservationsRepository.expireOverdue(at),
+    now,
+    pickupMs,
+    Math.min(expirySweepMs, pickupMs),
+  );
+  const reservationsService = new ReservationsService(reservationsRepository, expiry, now);
+  const booksService = new BooksService(new BooksRepository(db, pickupMs), expiry, now);
+  expirySchedule(app, () => expiry.expireOverdue(), expirySweepMs);
+  await app.register(fastifyCookie);
+  await app.register(sessions, {
+    store: new CachingSessionStore(sessionStore, now),
+    publicBaseUrl: config.publicBaseUrl,
+    purgeIntervalMs: config.session.purgeIntervalMs,
+  });
+  app.decorateRequest('csrfToken', '');
+  app.addHook('onRequest', checksHook(csrfProtection(config.publicBaseUrl)));
+
+  const metrics = new Metrics(db, () => sessionStore.countActive());
+  await prometheusRoutes(app, { metrics, metricsToken: config.metricsToken });
+  await app.register(healthRoutes, { db, metricsToken: config.metricsToken });
+  await app.register(loginRoutes, {
+    recordLogin: metrics.recordLogin,
+    oidc: new OidcClient(config.oidcProviders),
+    users,
+    publicBaseUrl: config.publicBaseUrl,
+    pagePolicy: headers.usePagePolicy,
+  });
+  await app.register(pageAssets);
+  await app.register(apiDocs);
+  const rateLimit = userRateLimitHook(app, config, now);
+  await app.register(webFront, {
+    books: booksService,
+    reservations: reservationsService,
+    users,
+    rateLimit,
+    pagePolicy: headers.usePagePolicy,
+  });
+  await contractRoutes(
+    app,
+    {
+      ...booksHandlers(booksService, config.publicBaseUrl),
+      ...reservationsHandlers(reservationsService, config.publicBaseUrl),
+      ...meHandlers(config.publicBaseUrl),
+    },
+    rateLimit,
+  );
+  return app;
+}
