@@ -16,6 +16,7 @@ export {
   isCallError,
   Redirect,
 } from './errors.js';
+export { annotate, type HandlerNotes } from './extras/annotations.js';
 export {
   type AuthCheck,
   AuthDecorator,
@@ -46,5 +47,4 @@ export { type BasicCredentials, EndpointRequest, EndpointUrl } from './http/requ
 export { EndpointResponse } from './http/response.js';
 export type { OpenApiDocument, OpenApiOptions } from './openapi/document.js';
 export type { ParameterRow, RouteRow, RouteTable } from './routes/table.js';
-export { annotate, type HandlerNotes } from './routing/annotations.js';
 export type { AppOptions, OpenApiSetting, Settings } from './settings.js';

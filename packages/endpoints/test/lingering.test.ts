@@ -269,7 +269,9 @@ describe('the drain after an early answer is bounded', () => {
   });
 
   test('a client that goes quiet after the answer is cut off at lingerIdle, before lingerTime', async () => {
-    const served = await nodeServer({ ...bounds, lingerTime: 60_000, lingerBytes: 1024 ** 3 });
+    // Within lingerBytes the server reads as fast as the client writes, and the client, which reads
+    // only when a write stalls, would see no answer; at the bound reading stops and it does.
+    const served = await nodeServer({ ...bounds, lingerTime: 60_000, lingerBytes: 8 * 1024 * 1024 });
     try {
       const { reply, answeredAt, closedAt } = await rawFlood(served.port, CHUNKED_HEAD, CHUNK, {
         ignoreFin: true,
@@ -286,7 +288,8 @@ describe('the drain after an early answer is bounded', () => {
   test('a client that stops at the answer is let go at once, whatever the bounds', async () => {
     const served = await nodeServer({ ...bounds, lingerTime: 60_000, lingerIdle: 60_000 });
     try {
-      const { reply, answeredAt, closedAt } = await rawFlood(served.port, CHUNKED_HEAD, CHUNK);
+      // A client that yields between writes, so it reads the answer and the FIN as they come.
+      const { reply, answeredAt, closedAt } = await rawFlood(served.port, CHUNKED_HEAD, CHUNK, { pause: 1 });
       assert.equal(outcomeOf(reply), '413 "the request body is larger than the limit of 65536 bytes"');
       assert.ok(closedAt - answeredAt < 30_000, 'the connection waited for a bound');
     } finally {

@@ -1,7 +1,7 @@
 import { keepSignature } from '../binding/signature.js';
 import { type Controller, handlerMethodNames, isControllerClass } from '../controller.js';
 import { type LayerHooks, runLayer } from '../lifecycle.js';
-import { annotate, type HandlerNotes } from '../routing/annotations.js';
+import { annotate, type HandlerNotes } from './annotations.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: handlers take any arguments; binding checks them at load.
 export type HandlerFunction = (this: Controller, ...args: any[]) => unknown;

@@ -1,8 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import { resolve } from 'node:path';
 import { readModuleNotes } from '../discovery/source.js';
+import { handlerNotes } from '../extras/annotations.js';
 import { keywordPlace, type Route, type RouteParameter } from '../routes/list.js';
-import { handlerNotes } from '../routing/annotations.js';
 import { type HandlerTypes, handlerKey, type ParameterType, type TypeExtraction } from '../types/extract.js';
 import { handlerOutcomes, type Outcomes } from './outcomes.js';
 import { castSchema, type JsonSchema, parameterSchema } from './schema.js';

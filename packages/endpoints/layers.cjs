@@ -1,0 +1,19 @@
+// The layers of @platform/endpoints, top to bottom: a module may import from its own layer and the
+// layers below it, never from one above (the root .dependency-cruiser.cjs turns this into rules;
+// type-only imports are exempt there).
+const src = '^packages/endpoints/src/';
+module.exports = {
+  layers: [
+    { name: 'cli', path: `${src}cli/` },
+    { name: 'entry', path: `${src}(index|factory|app)[.]ts$` },
+    { name: 'interfaces', path: `${src}interfaces/` },
+    { name: 'dispatch', path: `${src}(dispatch|deadlines)[.]ts$` },
+    { name: 'reflection', path: `${src}(discovery|openapi|routes)/` },
+    { name: 'routing', path: `${src}routing/` },
+    { name: 'extras', path: `${src}extras/` },
+    { name: 'controller', path: `${src}(controller|lifecycle|cors-settings)[.]ts$` },
+    { name: 'http', path: `${src}http/` },
+    { name: 'binding', path: `${src}binding/` },
+    { name: 'base', path: `${src}(errors|naming|media-type|settle|settings)[.]ts$` },
+  ],
+};
