@@ -59,8 +59,6 @@ interface RawOptions {
   ignoreFin?: boolean;
   /** Milliseconds between pieces (0: as fast as the socket takes them). */
   pause?: number;
-  /** Stop writing once the answer has arrived, but keep the connection open. */
-  quietAfterAnswer?: boolean;
 }
 
 interface RawExchange {
@@ -96,7 +94,6 @@ async function rawFlood(
   );
   socket.write(head);
   for (let sent = 0; !closed && sent < CLIENT_GIVES_UP; sent += piece.byteLength) {
-    if (options.quietAfterAnswer && reply !== '') break;
     if (!socket.write(piece)) await Promise.race([once(socket, 'drain').catch(() => {}), ended]);
     if (options.pause) await new Promise((resolve) => setTimeout(resolve, options.pause));
   }
@@ -263,23 +260,6 @@ describe('the drain after an early answer is bounded', () => {
       assert.equal(outcomeOf(reply), '413 "the request body is larger than the limit of 65536 bytes"');
       // Timers never fire early; the client hears of the answer a little after the server sent it.
       assert.ok(closedAt - answeredAt > 1400, `closed ${closedAt - answeredAt} ms after the answer`);
-    } finally {
-      await served.close();
-    }
-  });
-
-  test('a client that goes quiet after the answer is cut off at lingerIdle, before lingerTime', async () => {
-    // Within lingerBytes the server reads as fast as the client writes, and the client, which reads
-    // only when a write stalls, would see no answer; at the bound reading stops and it does.
-    const served = await nodeServer({ ...bounds, lingerTime: 60_000, lingerBytes: 8 * 1024 * 1024 });
-    try {
-      const { reply, answeredAt, closedAt } = await rawFlood(served.port, CHUNKED_HEAD, CHUNK, {
-        ignoreFin: true,
-        quietAfterAnswer: true,
-      });
-      assert.equal(outcomeOf(reply), '413 "the request body is larger than the limit of 65536 bytes"');
-      const waited = closedAt - answeredAt;
-      assert.ok(waited > 250 && waited < 30_000, `closed ${waited} ms after the answer`);
     } finally {
       await served.close();
     }
