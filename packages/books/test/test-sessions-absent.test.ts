@@ -23,7 +23,7 @@ test('the production build (dist) contains no test-session helper', async () => 
   });
   const files = await filesUnder(outDir);
   assert.ok(
-    files.some((file) => file.endsWith(join('src', 'app.js'))),
+    files.some((file) => file.endsWith(join('src', 'app', 'app.js'))),
     'the build produced the app',
   );
   assert.ok(
