@@ -20,7 +20,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, type TestContext, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { RemoteRateLimiter } from '@platform/ratelimit';
@@ -151,10 +151,12 @@ const MiB = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
  * `podman run --detach`, as `podman create` and `podman start` timed apart: creating a container copies the
  * image's whole tree with the vfs storage driver, which is the storage's time, not the system's.
  */
-async function startTimed(
-  args: readonly string[],
-  probe: string,
-): Promise<{ createMs: number; readyMs: number }> {
+interface Timing {
+  createMs: number;
+  readyMs: number;
+}
+
+async function startTimed(args: readonly string[], probe: string): Promise<Timing> {
   const begun = performance.now();
   const id = await podmanOk(['create', ...args]);
   const created = performance.now();
@@ -184,6 +186,13 @@ async function terminate(container: string): Promise<{ exitCode: number; seconds
   return { exitCode, seconds: (performance.now() - started) / 1000 };
 }
 
+/** SIGTERM, then exit 0 in under `maxSeconds`. */
+async function stopsCleanly(container: string, maxSeconds: number): Promise<void> {
+  const { exitCode, seconds } = await terminate(container);
+  assert.equal(exitCode, 0, `${container} exit code after SIGTERM`);
+  assert.ok(seconds < maxSeconds, `${container} exited ${seconds} s after SIGTERM`);
+}
+
 const skip = containersSkip();
 
 describe('container images from a clean clone', { skip, timeout: BUILD_TIMEOUT_MS + 20 * 60_000 }, () => {
@@ -203,6 +212,22 @@ describe('container images from a clean clone', { skip, timeout: BUILD_TIMEOUT_M
     containers.push(container);
     return container;
   };
+
+  /** The README's figures of a running image, and the size target: at most 80 MiB above the base. */
+  async function reportFigures(
+    t: TestContext,
+    image: (typeof IMAGES)[number],
+    container: string,
+    { createMs, readyMs }: Timing,
+  ): Promise<void> {
+    assert.equal(await podmanOk(['exec', container, 'id', '-u']), '1000', `${image} runs as uid 1000`);
+    const rss = await nodeRss(container);
+    const size = await sizeAboveBase(tag(image), baseImage);
+    t.diagnostic(
+      `${image}: ready ${Math.round(readyMs)} ms from podman start (podman create: ${Math.round(createMs)} ms); idle RSS ${MiB(rss)}; ${MiB(size)} above the base`,
+    );
+    assert.ok(size <= 80 * 2 ** 20, `${image} is ${MiB(size)} above the base`);
+  }
 
   before(async () => {
     const cloned = await runCommand('git', ['clone', '--quiet', '--no-hardlinks', root, clone]);
@@ -326,7 +351,7 @@ describe('container images from a clean clone', { skip, timeout: BUILD_TIMEOUT_M
     symlinkSync('..data/images.yaml', join(config, 'images.yaml'));
 
     const container = name('ratelimit');
-    const { createMs, readyMs } = await startTimed(
+    const timing = await startTimed(
       [
         '--name',
         container,
@@ -353,7 +378,6 @@ describe('container images from a clean clone', { skip, timeout: BUILD_TIMEOUT_M
       `http://127.0.0.1:${http}/healthcheck`,
     );
 
-    assert.equal(await podmanOk(['exec', container, 'id', '-u']), '1000');
     const write = await podman(['exec', container, 'sh', '-c', 'touch /app/x']);
     assert.notEqual(write.code, 0, 'the root file system is read-only');
 
@@ -390,12 +414,8 @@ describe('container images from a clean clone', { skip, timeout: BUILD_TIMEOUT_M
       return decision.statuses[0]?.currentLimit?.requestsPerUnit === 50 ? true : undefined;
     });
 
-    const rss = await nodeRss(container);
-    const size = await sizeAboveBase(tag('ratelimit'), baseImage);
-    t.diagnostic(
-      `ratelimit: ready ${Math.round(readyMs)} ms from podman start (podman create: ${Math.round(createMs)} ms); idle RSS ${MiB(rss)}; ${MiB(size)} above the base`,
-    );
-    assert.ok(size <= 80 * 2 ** 20, `ratelimit is ${MiB(size)} above the base`);
+    await reportFigures(t, 'ratelimit', container, timing);
+    assert.ok(timing.readyMs <= 3000, `ratelimit ready in ${Math.round(timing.readyMs)} ms (target: 3 s)`);
 
     // SIGTERM: health fails at once, the listeners serve through the drain, then exit 0.
     const stopping = terminate(container);
@@ -477,7 +497,7 @@ describe('container images from a clean clone', { skip, timeout: BUILD_TIMEOUT_M
       const port = await freePort();
       const container = name('books');
       const readiness = `http://127.0.0.1:${port}/actuator/health/readiness`;
-      const { createMs, readyMs } = await startTimed(
+      const timing = await startTimed(
         [
           '--name',
           container,
@@ -492,16 +512,8 @@ describe('container images from a clean clone', { skip, timeout: BUILD_TIMEOUT_M
       );
       const body = (await (await fetch(readiness)).json()) as { status: string };
       assert.equal(body.status, 'UP');
-      assert.equal(await podmanOk(['exec', container, 'id', '-u']), '1000');
-      const rss = await nodeRss(container);
-      const size = await sizeAboveBase(tag('books'), baseImage);
-      t.diagnostic(
-        `books: ready ${Math.round(readyMs)} ms from podman start (podman create: ${Math.round(createMs)} ms); idle RSS ${MiB(rss)}; ${MiB(size)} above the base`,
-      );
-      assert.ok(size <= 80 * 2 ** 20, `books is ${MiB(size)} above the base`);
-      const { exitCode, seconds } = await terminate(container);
-      assert.equal(exitCode, 0);
-      assert.ok(seconds < 10, `exited ${seconds} s after SIGTERM`);
+      await reportFigures(t, 'books', container, timing);
+      await stopsCleanly(container, 10);
     } finally {
       await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await admin.end();
@@ -526,13 +538,13 @@ describe('container images from a clean clone', { skip, timeout: BUILD_TIMEOUT_M
     await ready(`http://127.0.0.1:${port}/actuator/health/readiness`, 120_000);
     const files = await podmanOk(['exec', container, 'ls', '/var/lib/books/data/pglite']);
     assert.match(files, /PG_VERSION/);
-    assert.equal((await terminate(container)).exitCode, 0);
+    await stopsCleanly(container, 10);
   });
 
   test('endpoints: serves a mounted controller folder', async (t) => {
     const port = await freePort();
     const container = name('endpoints');
-    const { createMs, readyMs } = await startTimed(
+    const timing = await startTimed(
       [
         '--name',
         container,
@@ -551,16 +563,8 @@ describe('container images from a clean clone', { skip, timeout: BUILD_TIMEOUT_M
     const hello = await fetch(`http://127.0.0.1:${port}/?name=Ada`);
     assert.equal(hello.status, 200);
     assert.equal(await hello.json(), 'hello Ada');
-    assert.equal(await podmanOk(['exec', container, 'id', '-u']), '1000');
-    const rss = await nodeRss(container);
-    const size = await sizeAboveBase(tag('endpoints'), baseImage);
-    t.diagnostic(
-      `endpoints: ready ${Math.round(readyMs)} ms from podman start (podman create: ${Math.round(createMs)} ms); idle RSS ${MiB(rss)}; ${MiB(size)} above the base`,
-    );
-    assert.ok(size <= 80 * 2 ** 20, `endpoints is ${MiB(size)} above the base`);
-    const { exitCode, seconds } = await terminate(container);
-    assert.equal(exitCode, 0);
-    assert.ok(seconds < 6, `exited ${seconds} s after SIGTERM`);
+    await reportFigures(t, 'endpoints', container, timing);
+    await stopsCleanly(container, 6);
   });
 
   test('deploy/kubernetes/ratelimit.yaml: the ConfigMap holds deploy/ratelimit/config', () => {
