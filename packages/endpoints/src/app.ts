@@ -10,10 +10,10 @@ import { type FetchHandler, fetchInterface } from './interfaces/fetch.js';
 import { nodeInterface } from './interfaces/node.js';
 import { type UpgradeListener, websocketInterface } from './interfaces/websocket.js';
 import { type OpenApiDocument, type OpenApiOptions, openapiDocument, routeRef } from './openapi/document.js';
-import { listRoutes, type Route } from './routes/list.js';
-import { formatRouteTable, type RouteTable, routeTable } from './routes/table.js';
-import { classHandlers, type Handler } from './routing/handler.js';
-import { finalize, type RouteNode } from './routing/tree.js';
+import { listRoutes, type Route } from './route-listing/list.js';
+import { formatRouteTable, type RouteTable, routeTable } from './route-listing/table.js';
+import { classHandlers, type Handler } from './route-tree/handler.js';
+import { finalize, type RouteNode } from './route-tree/tree.js';
 import { type AppOptions, resolveSettings, type Settings } from './settings.js';
 import { extractTypes, type TypeExtraction } from './types/extract.js';
 import { messageCheck } from './validation/messages.js';
@@ -76,7 +76,7 @@ function mountDocument(root: RouteNode, path: string, document: OpenApiDocument)
  */
 export async function createApp(options: AppOptions = {}): Promise<App> {
   const settings = resolveSettings(options);
-  const { root, report } = await discover(settings, { survey: false });
+  const { root, report } = await discover(settings.prefixes, settings.cwd, { survey: false });
   const applicationRoutes = listRoutes(root);
   const extractions = new Map<string, TypeExtraction>();
   // Read once per project (the compiler is the slow part), warnings logged then.
@@ -160,7 +160,7 @@ export async function createApp(options: AppOptions = {}): Promise<App> {
  */
 export async function surveyRoutes(options: AppOptions = {}): Promise<RouteTable> {
   const settings = resolveSettings(options);
-  const { root, report } = await discover(settings, { survey: true });
+  const { root, report } = await discover(settings.prefixes, settings.cwd, { survey: true });
   return routeTable(listRoutes(root), report.skipped);
 }
 

@@ -1,9 +1,9 @@
-import { bindArguments, type Keywords } from './binding/bind.js';
+import type { Keywords } from './binding/bind.js';
 import type { CastTable } from './binding/casts.js';
 import type { CorsOption } from './cors-settings.js';
-import { type EndpointRequest, NO_KEYWORDS } from './http/request.js';
+import type { EndpointRequest } from './http/request.js';
 import type { EndpointResponse } from './http/response.js';
-import { handlerOf, runLifecycle } from './lifecycle.js';
+import { bindRequest, handlerOf, runLifecycle } from './lifecycle.js';
 import { isHandlerName } from './naming.js';
 
 /** What `getRequestParams` returns: the request's arguments before they are bound. */
@@ -63,12 +63,7 @@ export class Controller {
 
   /** The handler's argument list from `this.request.positionals` and `keywords` (404/400 on a mismatch). */
   getMethodParams(): unknown[] | Promise<unknown[]> {
-    const { positionals, keywords } = this.request;
-    return bindArguments(
-      handlerOf(this).plan,
-      positionals as unknown[],
-      keywords === NO_KEYWORDS ? null : (keywords as Keywords),
-    );
+    return bindRequest(handlerOf(this).plan, this.request);
   }
 
   /** The value that is rendered, from what the handler (or `handleError`) returned. */

@@ -46,5 +46,5 @@ export { errorBody } from './http/render.js';
 export { type BasicCredentials, EndpointRequest, EndpointUrl } from './http/request.js';
 export { EndpointResponse } from './http/response.js';
 export type { OpenApiDocument, OpenApiOptions } from './openapi/document.js';
-export type { ParameterRow, RouteRow, RouteTable } from './routes/table.js';
+export type { ParameterRow, RouteRow, RouteTable } from './route-listing/table.js';
 export type { AppOptions, OpenApiSetting, Settings } from './settings.js';

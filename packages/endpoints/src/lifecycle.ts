@@ -1,5 +1,5 @@
-import type { BindingPlan } from './binding/bind.js';
-import type { EndpointRequest } from './http/request.js';
+import { type BindingPlan, bindArguments, type Keywords } from './binding/bind.js';
+import { type EndpointRequest, NO_KEYWORDS } from './http/request.js';
 import { attempt, then } from './settle.js';
 
 // The request lifecycle and the hook runner, below both the Controller class and the decorators (as
@@ -45,6 +45,22 @@ export interface ServedHandler<C> {
   // biome-ignore lint/suspicious/noExplicitAny: handlers take any arguments; binding checks them at load.
   readonly target: (this: C, ...args: any[]) => unknown;
   readonly plan: BindingPlan;
+}
+
+/**
+ * The handler's argument list from the request's positionals and keywords (404/400 on a mismatch):
+ * what `getMethodParams` returns by default, and what dispatch's plain path binds without a controller.
+ */
+export function bindRequest(
+  plan: BindingPlan,
+  request: Pick<EndpointRequest, 'positionals' | 'keywords'>,
+): unknown[] | Promise<unknown[]> {
+  const { positionals, keywords } = request;
+  return bindArguments(
+    plan,
+    positionals as unknown[],
+    keywords === NO_KEYWORDS ? null : (keywords as Keywords),
+  );
 }
 
 // Registered, so a controller extending another copy of this package finds its handler too.

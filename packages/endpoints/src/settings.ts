@@ -1,5 +1,7 @@
 import { delimiter } from 'node:path';
 import { EndpointsError } from './errors.js';
+// Two type-only imports point up a layer, gone at run time: the settings hold the shapes that the
+// drain (http/linger.ts) and the OpenAPI document read, defined beside the code that reads them.
 import type { LingerBounds } from './http/linger.js';
 import type { OpenApiOptions } from './openapi/document.js';
 

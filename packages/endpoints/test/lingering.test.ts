@@ -25,6 +25,13 @@ const PIECE = 64 * 1024;
 const CLIENT_GIVES_UP = 256 * 1024 * 1024;
 const TOO_LARGE = '413 "the request body is larger than the limit of 1048576 bytes"';
 const RUNS = 20;
+/**
+ * The hosts' drain bounds: the default byte bound, and the time bounds cut from 5 s and 30 s. A run
+ * whose client was answered while its last writes sat behind a server past `lingerBytes` waits out
+ * `lingerIdle` (about one run in three). A shorter idle leaves a client less time to read: at 300 ms,
+ * with the fifteen cases at once on a loaded machine, undici lost the first answer of a case.
+ */
+const HOST_BOUNDS: AppOptions = { lingerIdle: 1000, lingerTime: 5000 };
 
 /** What a client made of one exchange: `<status> <body>`, or why it got no answer. */
 type Outcome = string;
@@ -140,15 +147,15 @@ async function runs(client: () => Promise<Outcome>): Promise<Outcome[]> {
 }
 
 /**
- * The app with the default body limit and lingering bounds, on node:http, srvx and
- * @hono/node-server, in a process of its own.
+ * The app with the default body limit and HOST_BOUNDS, on node:http, srvx and @hono/node-server, in
+ * a process of its own. The cases are independent (one connection each), so they run at once.
  */
-describe('an early answer reaches a client that is still sending', () => {
+describe('an early answer reaches a client that is still sending', { concurrency: true }, () => {
   let child: ManagedProcess;
   const ports: Record<string, number> = {};
 
   before(async () => {
-    child = spawnManaged(tsx, [hostsScript, writeControllers(CONTROLLERS)]);
+    child = spawnManaged(tsx, [hostsScript, writeControllers(CONTROLLERS), JSON.stringify(HOST_BOUNDS)]);
     for (let waited = 0; waited < 60_000; waited += 50) {
       const match = /hosts (\d+) (\d+) (\d+)/.exec(child.output());
       if (match) {
@@ -200,8 +207,8 @@ describe('an early answer reaches a client that is still sending', () => {
 
 interface Served {
   port: number;
-  /** Bytes the first server-side socket had read when it closed. */
-  firstClosed: Promise<number>;
+  /** Bytes the first server-side socket had read when it closed, and when (performance.now()). */
+  firstClosed: Promise<{ read: number; at: number }>;
   close(): Promise<void>;
 }
 
@@ -209,8 +216,10 @@ async function nodeServer(options: AppOptions): Promise<Served> {
   const app = await appWith(CONTROLLERS, options);
   const server: Server = createServer(app.listener);
   server.on('clientError', app.clientError);
-  const firstClosed = new Promise<number>((resolve) =>
-    server.once('connection', (socket: Socket) => socket.on('close', () => resolve(socket.bytesRead))),
+  const firstClosed = new Promise<{ read: number; at: number }>((resolve) =>
+    server.once('connection', (socket: Socket) =>
+      socket.on('close', () => resolve({ read: socket.bytesRead, at: performance.now() })),
+    ),
   );
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -229,7 +238,7 @@ const LINGER_BYTES = 1024 * 1024;
 /** Bytes past a bound a server may read before it notices: a few of Node's 64 KiB socket reads. */
 const MARGIN = 512 * 1024;
 
-describe('the drain after an early answer is bounded', () => {
+describe('the drain after an early answer is bounded', { concurrency: true }, () => {
   const bounds: AppOptions = {
     bodyLimit: LIMIT,
     lingerBytes: LINGER_BYTES,
@@ -242,7 +251,7 @@ describe('the drain after an early answer is bounded', () => {
     try {
       const { reply } = await rawFlood(served.port, CHUNKED_HEAD, CHUNK, { ignoreFin: true });
       assert.equal(outcomeOf(reply), '413 "the request body is larger than the limit of 65536 bytes"');
-      const read = await served.firstClosed;
+      const { read } = await served.firstClosed;
       assert.ok(read > LINGER_BYTES, `the server stopped reading at ${read} bytes, before the bound`);
       assert.ok(read < LIMIT + LINGER_BYTES + MARGIN, `the server read ${read} bytes`);
     } finally {
@@ -261,6 +270,77 @@ describe('the drain after an early answer is bounded', () => {
       // Timers never fire early; the client hears of the answer a little after the server sent it.
       assert.ok(closedAt - answeredAt > 1400, `closed ${closedAt - answeredAt} ms after the answer`);
     } finally {
+      await served.close();
+    }
+  });
+
+  // A client that goes quiet and keeps its end open never hears the server close: its side of the
+  // connection has nothing to send or read, so the kernel keeps it open until it writes (then the
+  // reset) or closes. Waiting for the client's close hung these cases; the server's close is what
+  // the bound is about.
+  test('a client that goes quiet after the answer, neither reading nor closing, is cut off at lingerIdle', async () => {
+    // Within lingerBytes the server reads all the client sends until it goes quiet (a client in the
+    // server's process sent about 4 MB before it saw the answer), so lingerIdle runs from then.
+    const served = await nodeServer({ ...bounds, lingerTime: 20_000, lingerBytes: 64 * 1024 * 1024 });
+    const socket = connect({ port: served.port, host: '127.0.0.1', allowHalfOpen: true });
+    try {
+      await once(socket, 'connect');
+      let reply = '';
+      socket.setEncoding('latin1');
+      const answered = new Promise<void>((resolve) =>
+        socket.on('data', (chunk: string) => {
+          reply += chunk;
+          resolve();
+        }),
+      );
+      socket.on('error', () => {});
+      socket.write(CHUNKED_HEAD);
+      while (reply === '') {
+        if (!socket.write(CHUNK)) await Promise.race([once(socket, 'drain'), answered]);
+      }
+      socket.pause();
+      const quietAt = performance.now();
+      assert.equal(outcomeOf(reply), '413 "the request body is larger than the limit of 65536 bytes"');
+      const { at } = await served.firstClosed;
+      // The last bytes may reach the server just before the client stops: a little under lingerIdle.
+      assert.ok(
+        at - quietAt > 250 && at - quietAt < 10_000,
+        `closed ${at - quietAt} ms after the client went quiet`,
+      );
+    } finally {
+      socket.destroy();
+      await served.close();
+    }
+  });
+
+  test('a client that never reads and goes quiet within lingerBytes is cut off at lingerIdle', async () => {
+    const served = await nodeServer({ ...bounds, lingerTime: 20_000 });
+    const socket = connect({ port: served.port, host: '127.0.0.1', allowHalfOpen: true });
+    try {
+      await once(socket, 'connect');
+      socket.on('error', () => {});
+      socket.pause();
+      const pieces = 8;
+      socket.write(CHUNKED_HEAD);
+      for (let piece = 1; piece < pieces; piece += 1) socket.write(CHUNK);
+      await new Promise((resolve) => socket.write(CHUNK, resolve));
+      const quietAt = performance.now();
+      const { read, at } = await served.firstClosed;
+      assert.equal(read, CHUNKED_HEAD.length + pieces * CHUNK.byteLength, 'the drain read all that was sent');
+      assert.ok(
+        at - quietAt > 250 && at - quietAt < 10_000,
+        `closed ${at - quietAt} ms after the client went quiet`,
+      );
+      socket.resume();
+      let reply = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (chunk: string) => {
+        reply += chunk;
+      });
+      await once(socket, 'end');
+      assert.equal(outcomeOf(reply), '413 "the request body is larger than the limit of 65536 bytes"');
+    } finally {
+      socket.destroy();
       await served.close();
     }
   });

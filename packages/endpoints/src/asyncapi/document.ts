@@ -1,5 +1,5 @@
 import type { OpenApiDocument } from '../openapi/document.js';
-import type { Route } from '../routes/list.js';
+import type { Route } from '../route-listing/list.js';
 
 type Json = Record<string, unknown>;
 

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createApp, surveyRoutes } from '../app.js';
 import { emitClient } from '../client/emit.js';
-import { formatRouteTable } from '../routes/table.js';
+import { formatRouteTable } from '../route-listing/table.js';
 import { argumentError } from './commands.js';
 
 export const INSPECT_USAGE = `Usage: endpoints openapi [--prefix <dir|package>]... [--project <tsconfig>] [--out <file>] [--title <t>] [--api-version <v>] [--server <url>]...

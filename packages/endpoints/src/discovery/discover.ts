@@ -1,5 +1,4 @@
-import { finalize, mergeTrees, RouteNode } from '../routing/tree.js';
-import type { Settings } from '../settings.js';
+import { finalize, mergeTrees, RouteNode } from '../route-tree/tree.js';
 import { loadPrefix } from './load.js';
 import { resolvePrefix } from './prefix.js';
 import { DiscoveryReport } from './report.js';
@@ -11,14 +10,19 @@ export interface Discovery {
 }
 
 /**
- * Resolves the prefixes, imports every controller module under them once and merges their trees,
- * the later prefix winning (the route it replaces is reported as a duplicate). Strict unless
- * `survey`: then import errors and duplicates are reported instead of failing.
+ * Resolves the prefixes (relative ones against `cwd`), imports every controller module under them
+ * once and merges their trees, the later prefix winning (the route it replaces is reported as a
+ * duplicate). Strict unless `survey`: then import errors and duplicates are reported instead of
+ * failing.
  */
-export async function discover(settings: Settings, options: { survey: boolean }): Promise<Discovery> {
+export async function discover(
+  prefixes: readonly string[],
+  cwd: string,
+  options: { survey: boolean },
+): Promise<Discovery> {
   const report = new DiscoveryReport(options.survey);
-  const prefixes = settings.prefixes.map((prefix) => resolvePrefix(prefix, settings.cwd));
-  const trees = await Promise.all(prefixes.map((prefix) => loadPrefix(prefix, settings.cwd, report)));
+  const resolved = prefixes.map((prefix) => resolvePrefix(prefix, cwd));
+  const trees = await Promise.all(resolved.map((prefix) => loadPrefix(prefix, cwd, report)));
   const root = new RouteNode();
   for (const tree of trees) {
     mergeTrees(root, tree, (lost, winner) =>

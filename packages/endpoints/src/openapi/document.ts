@@ -2,10 +2,10 @@ import { STATUS_CODES } from 'node:http';
 import { resolve } from 'node:path';
 import { readModuleNotes } from '../discovery/source.js';
 import { handlerNotes } from '../extras/annotations.js';
-import { keywordPlace, type Route, type RouteParameter } from '../routes/list.js';
+import { keywordPlace, type Route, type RouteParameter } from '../route-listing/list.js';
+import { castSchema, type JsonSchema, parameterSchema } from '../route-listing/parameter-schema.js';
 import { type HandlerTypes, handlerKey, type ParameterType, type TypeExtraction } from '../types/extract.js';
 import { handlerOutcomes, type Outcomes } from './outcomes.js';
-import { castSchema, type JsonSchema, parameterSchema } from './schema.js';
 
 /** Options of `app.openapi()`, `createApp({ openapi })` and `endpoints openapi`. */
 export interface OpenApiOptions {

@@ -1,5 +1,5 @@
 // Type-only: a Handler is the key the checks are found by, nothing of routing runs here.
-import type { Handler } from '../routing/handler.js';
+import type { Handler } from '../route-tree/handler.js';
 import { describeMismatch, type HandlerChecks, type SchemaCompiler } from './validators.js';
 
 /** The frame a client sends, as the WebSocket interface has parsed it (JSON with a `path` string). */

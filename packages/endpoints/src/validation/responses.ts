@@ -3,7 +3,7 @@ import type { Outcome } from '../http/outcome.js';
 import { errorBody, JSON_TYPE } from '../http/render.js';
 import { isJsonType } from '../media-type.js';
 // Type-only: a Handler is the key the checks are found by, nothing of routing runs here.
-import type { Handler } from '../routing/handler.js';
+import type { Handler } from '../route-tree/handler.js';
 import { describeMismatch, type HandlerChecks } from './validators.js';
 
 /** What a response check needs of the request: for the log line and the request id. */

@@ -18,7 +18,15 @@ const node = createServer(app.listener);
 node.listen(0, '127.0.0.1');
 await once(node, 'listening');
 
-const srvx = srvxServe({ fetch: app.fetch, port: 0, hostname: '127.0.0.1', silent: true });
+// srvx's graceful shutdown would take SIGTERM for itself and close only its own server, leaving this
+// process (and the test file waiting on its output) running after the test stops it.
+const srvx = srvxServe({
+  fetch: app.fetch,
+  port: 0,
+  hostname: '127.0.0.1',
+  silent: true,
+  gracefulShutdown: false,
+});
 await srvx.ready();
 
 const hono = honoServe({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;

@@ -1,6 +1,6 @@
 import type { StandardJSONSchemaV1 } from '@standard-schema/spec';
 import { type Cast, isParamRule, type ParamRule } from '../binding/casts.js';
-import type { RouteParameter } from '../routes/list.js';
+import type { RouteParameter } from './list.js';
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 import type { SkippedEntry } from '../discovery/report.js';
-import { parameterSchema, schemaLabel } from '../openapi/schema.js';
 import { keywordPlace, type Route, type RouteParameter } from './list.js';
+import { parameterSchema, schemaLabel } from './parameter-schema.js';
 
 /** A route as `endpoints routes --json` prints it. */
 export interface RouteRow {

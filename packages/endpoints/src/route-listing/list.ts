@@ -1,6 +1,6 @@
 import type { Cast } from '../binding/casts.js';
-import type { Handler } from '../routing/handler.js';
-import type { RouteNode } from '../routing/tree.js';
+import type { Handler } from '../route-tree/handler.js';
+import type { RouteNode } from '../route-tree/tree.js';
 
 /** A handler parameter as clients see it: a path segment, or a keyword (query or body). */
 export interface RouteParameter {
