@@ -38,7 +38,8 @@ export interface DemandStore {
   ): Promise<DemandEntry[][]>;
   /**
    * Writes `writes` only (kept until `nowMs + ttlMs`), without reading: a report whose shares need
-   * not be computed again still leaves its demand for the next rebalance of every instance.
+   * not be computed again still leaves its demand for the next rebalance of every instance. A store
+   * may hold the writes until its next exchange, at most a third of `ttlMs`.
    */
   write(writes: readonly DemandWrite[], nowMs: number, ttlMs: number): Promise<void>;
   /** Forgets these clients' entries (a closed stream, an abandoned bucket). */

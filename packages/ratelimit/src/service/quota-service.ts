@@ -4,7 +4,7 @@ import type { RateLimitConfig } from '../config/tree.js';
 import type { Logger } from '../log.js';
 import type { Entry } from '../protocol/messages.js';
 import { assign } from '../quota/assign.js';
-import { quotaOf, type Strategy, strategyKey } from '../quota/strategy.js';
+import { type BucketQuota, quotaOf, type Strategy, sameStrategy } from '../quota/strategy.js';
 import { sanitizeStatName } from '../stats/names.js';
 import type { Counter, StatStore } from '../stats/store.js';
 import {
@@ -52,13 +52,17 @@ const DEMAND_TOLERANCE = 0.1;
 interface Subscription {
   readonly key: string;
   readonly pairs: BucketPairs;
+  /** The pairs arrays reports have named this bucket by (the codec keeps one per distinct BucketId bytes). */
+  readonly aliases: BucketPairs[];
+  readonly bucket: Bucket;
+  /** The number of the stream's report that last named it, to find a bucket a report names twice. */
+  namedIn: number;
   perSecond: number;
   /** The demand last written to the store (NaN before the first): a report that moves it less than DEMAND_TOLERANCE is only renewed. */
   sharedPerSecond: number;
   lastReportMs: number;
   /** The strategy last sent, to send again only on a change, a report, or with TTL 0. */
   sent: Strategy | undefined;
-  sentKey: string | undefined;
 }
 
 /** One open stream: its client id in the demand store, its domain once named, its buckets. */
@@ -68,8 +72,25 @@ export interface QuotaStream {
   readonly sink: QuotaSink;
   domain: string | undefined;
   readonly subscriptions: Map<string, Subscription>;
+  /** The same subscriptions by the pairs arrays reports name them by: a known bucket is found without building its key. */
+  readonly byPairs: Map<BucketPairs, Subscription>;
+  /** The stream's last answer to a report, sent again as it is while nothing in it changed. */
+  lastAnswer: Answer | undefined;
+  /** Reports taken, numbering them for Subscription.namedIn. */
+  reportsTaken: number;
+  /** The stats of the stream's domain under the config they were looked up in. */
+  domainStats: { readonly config: RateLimitConfig | undefined; readonly stats: DomainStats } | undefined;
   closed: boolean;
 }
+
+interface Answer {
+  readonly subscriptions: readonly Subscription[];
+  readonly actions: readonly BucketAction[];
+  readonly ttlMs: number;
+}
+
+/** The aliases a subscription keeps at most: a client naming one bucket by ever more key orders gets no more. */
+const MAX_ALIASES = 4;
 
 /** A bucket of this instance with the streams that report it. */
 interface Bucket {
@@ -78,13 +99,15 @@ interface Bucket {
   readonly streams: Set<QuotaStream>;
   /** The config the bucket was last shared out with: after a reload a report shares it out again. */
   sharedWith: RateLimitConfig | undefined;
+  /** The bucket's quota under the config it was looked up in: a rebalance looks it up again only after a reload. */
+  quota: { readonly config: RateLimitConfig | undefined; readonly quota: BucketQuota } | undefined;
 }
 
-/** A bucket as one report names it. */
+/** A bucket a report names that its stream has not subscribed to yet. */
 interface Named {
+  readonly key: string;
   readonly pairs: BucketPairs;
   readonly descriptor: readonly Entry[];
-  readonly usage: BucketUsage;
 }
 
 interface DomainStats {
@@ -106,7 +129,8 @@ export const RLQS_STAT_ROOT = 'ratelimit.service.rlqs.';
  * again, idle buckets abandoned, and clients whose share changed are sent their new one.
  */
 export class QuotaService {
-  private readonly streams = new Set<QuotaStream>();
+  /** Open streams by client id. */
+  private readonly streams = new Map<string, QuotaStream>();
   private readonly buckets = new Map<string, Bucket>();
   private readonly domainStats = new Map<string, DomainStats>();
   private readonly refusedStreams: Counter;
@@ -159,51 +183,101 @@ export class QuotaService {
       sink,
       domain: undefined,
       subscriptions: new Map(),
+      byPairs: new Map(),
+      lastAnswer: undefined,
+      reportsTaken: 0,
+      domainStats: undefined,
       closed: false,
     };
-    this.streams.add(stream);
+    this.streams.set(stream.client, stream);
     return stream;
   }
 
   /**
    * Takes one report: subscribes its new buckets and answers with the assignments of every bucket
    * it names. Throws a QuotaStreamError (before any state changes) for a report the stream must be
-   * ended for; a store failure is counted and logged, and the stream goes on.
+   * ended for; a store failure is counted and logged, and the stream goes on. A report answered
+   * with the strategies in force is done on return; one that needs a share-out returns its promise.
    */
-  async report(stream: QuotaStream, report: UsageReport): Promise<void> {
+  report(stream: QuotaStream, report: UsageReport): Promise<void> | undefined {
     if (stream.closed) return;
     const domain = this.domainOf(stream, report);
     const now = this.nowMs();
-    const named = new Map<string, Named>();
-    for (const usage of report.usages) {
-      const descriptor = bucketDescriptor(usage.bucket);
-      const key = bucketKey(domain, descriptor);
-      // A bucket named twice in one report counts the usage of its last mention.
-      named.set(key, { pairs: usage.bucket, descriptor, usage });
-    }
-    this.checkBounds(stream, named.keys());
+    // First the buckets the stream does not know yet, to check the bounds before anything changes.
+    const fresh = this.freshBuckets(stream, domain, report.usages);
+    if (fresh) this.checkBounds(stream, fresh);
     if (stream.domain === undefined) {
       stream.domain = domain;
-      this.statsOf(domain).streams.inc();
+      this.statsOf(stream).streams.inc();
     }
-    this.statsOf(domain).reports.inc();
+    this.statsOf(stream).reports.inc();
+    if (fresh) for (const named of fresh.values()) this.subscribe(stream, domain, named);
+    // A bucket named twice in one report counts the usage of its last mention.
+    const named = new Array<Subscription>(report.usages.length);
+    const number = ++stream.reportsTaken;
     let settled = true;
-    for (const [key, bucket] of named) {
-      const subscription = this.subscribe(stream, domain, key, bucket);
-      const { allowed, denied, elapsedMs } = bucket.usage;
-      subscription.perSecond = ((allowed + denied) * 1000) / elapsedMs;
+    let distinct = true;
+    for (let i = 0; i < report.usages.length; i++) {
+      const usage = report.usages[i] as BucketUsage;
+      const subscription = this.subscriptionOf(stream, domain, usage.bucket);
+      if (subscription.namedIn === number) distinct = false;
+      subscription.namedIn = number;
+      subscription.perSecond = ((usage.allowed + usage.denied) * 1000) / usage.elapsedMs;
       subscription.lastReportMs = now;
-      if (settled && !this.isSettled(key, subscription)) settled = false;
+      named[i] = subscription;
     }
-    if (settled) this.renew(stream, named.keys(), now);
-    else await this.shareOut([...named.keys()], stream);
+    const subscriptions = distinct ? named : [...new Set(named)];
+    for (const subscription of subscriptions) {
+      if (!this.isSettled(subscription)) {
+        settled = false;
+        break;
+      }
+    }
+    if (settled) {
+      this.renew(stream, subscriptions, now);
+      return;
+    }
+    return this.shareOut(
+      subscriptions.map((subscription) => subscription.key),
+      stream,
+    );
+  }
+
+  /** The buckets of `usages` the stream has not subscribed to, by key; undefined when there are none. */
+  private freshBuckets(
+    stream: QuotaStream,
+    domain: string,
+    usages: readonly BucketUsage[],
+  ): Map<string, Named> | undefined {
+    let fresh: Map<string, Named> | undefined;
+    for (const usage of usages) {
+      if (stream.byPairs.has(usage.bucket)) continue;
+      const descriptor = bucketDescriptor(usage.bucket);
+      const key = bucketKey(domain, descriptor);
+      if (stream.subscriptions.has(key)) continue;
+      fresh ??= new Map();
+      if (!fresh.has(key)) fresh.set(key, { key, pairs: usage.bucket, descriptor });
+    }
+    return fresh;
+  }
+
+  /** The stream's subscription to the bucket `pairs` names (subscribed already). */
+  private subscriptionOf(stream: QuotaStream, domain: string, pairs: BucketPairs): Subscription {
+    const known = stream.byPairs.get(pairs);
+    if (known) return known;
+    const subscription = stream.subscriptions.get(bucketKey(domain, bucketDescriptor(pairs))) as Subscription;
+    if (subscription.aliases.length < MAX_ALIASES) {
+      subscription.aliases.push(pairs);
+      stream.byPairs.set(pairs, subscription);
+    }
+    return subscription;
   }
 
   /** The stream ended: its buckets are freed in the store and shared out again among the others. */
   close(stream: QuotaStream): void {
     if (stream.closed) return;
     stream.closed = true;
-    this.streams.delete(stream);
+    this.streams.delete(stream.client);
     const keys = [...stream.subscriptions.keys()];
     const removals = keys.map((key) => this.unsubscribe(stream, key));
     const removed = this.demand.remove(removals);
@@ -232,7 +306,7 @@ export class QuotaService {
    */
   expireAll(): void {
     this.draining = true;
-    for (const stream of this.streams) {
+    for (const stream of this.streams.values()) {
       const actions: BucketAction[] = [];
       for (const subscription of stream.subscriptions.values()) {
         if (subscription.sent) {
@@ -247,7 +321,7 @@ export class QuotaService {
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.timer) clearInterval(this.timer);
-    for (const stream of [...this.streams]) {
+    for (const stream of [...this.streams.values()]) {
       this.close(stream);
       stream.sink.end();
     }
@@ -263,7 +337,7 @@ export class QuotaService {
   private async runRebalance(): Promise<void> {
     const now = this.nowMs();
     const removals: { bucket: string; client: string }[] = [];
-    for (const stream of this.streams) {
+    for (const stream of this.streams.values()) {
       const abandoned: BucketAction[] = [];
       for (const [key, subscription] of stream.subscriptions) {
         if (now - subscription.lastReportMs < this.options.abandonAfterMs) continue;
@@ -271,7 +345,7 @@ export class QuotaService {
         removals.push(this.unsubscribe(stream, key));
       }
       if (abandoned.length > 0) {
-        this.statsOf(stream.domain as string).abandons.inc(abandoned.length);
+        this.statsOf(stream).abandons.inc(abandoned.length);
         stream.sink.send(abandoned);
       }
     }
@@ -318,30 +392,37 @@ export class QuotaService {
       if (!bucket) return;
       bucket.sharedWith = config;
       const entries = demands[i] ?? [];
-      const quota = quotaOf(
-        matchBucket(config, bucket.domain, bucket.descriptor),
-        this.options.globalShadowMode,
-      );
-      const strategies = assign(quota, entries);
-      const byClient = new Map(entries.map((entry, j) => [entry.client, strategies[j] as Strategy]));
-      for (const stream of bucket.streams) {
-        const strategy = byClient.get(stream.client);
-        const subscription = stream.subscriptions.get(key);
-        if (!strategy || !subscription) continue;
-        const strategyId = strategyKey(strategy);
-        if (stream !== renew && strategyId === subscription.sentKey) continue;
+      const strategies = assign(this.quotaOf(bucket, config), entries);
+      entries.forEach((entry, j) => {
+        // The entries of other instances' clients are shared out here too, and sent there.
+        const stream = this.streams.get(entry.client);
+        const subscription = stream?.subscriptions.get(key);
+        if (!stream || !subscription) return;
+        const strategy = strategies[j] as Strategy;
+        if (stream !== renew && sameStrategy(strategy, subscription.sent)) return;
         subscription.sent = strategy;
-        subscription.sentKey = strategyId;
         const ttlMs = this.draining ? 0 : this.options.assignmentTtlMs;
         const actions = outbox.get(stream) ?? [];
         actions.push({ kind: 'assign', bucket: subscription.pairs, strategy, ttlMs });
         outbox.set(stream, actions);
-      }
+      });
     });
     for (const [stream, actions] of outbox) {
       this.send(stream, actions);
-      this.statsOf(stream.domain as string).assignments.inc(actions.length);
+      this.statsOf(stream).assignments.inc(actions.length);
     }
+  }
+
+  /** The bucket's quota under `config`. */
+  private quotaOf(bucket: Bucket, config: RateLimitConfig | undefined): BucketQuota {
+    if (bucket.quota?.config !== config) {
+      const quota = quotaOf(
+        matchBucket(config, bucket.domain, bucket.descriptor),
+        this.options.globalShadowMode,
+      );
+      bucket.quota = { config, quota };
+    }
+    return (bucket.quota as { quota: BucketQuota }).quota;
   }
 
   /**
@@ -359,35 +440,50 @@ export class QuotaService {
   }
 
   /** Whether a report of this bucket can be answered with the strategy in force (DEMAND_TOLERANCE). */
-  private isSettled(key: string, subscription: Subscription): boolean {
-    if (!subscription.sent || this.buckets.get(key)?.sharedWith !== this.config.current) return false;
+  private isSettled(subscription: Subscription): boolean {
+    if (!subscription.sent || subscription.bucket.sharedWith !== this.config.current) return false;
     const before = subscription.sharedPerSecond;
     return Math.abs(subscription.perSecond - before) <= DEMAND_TOLERANCE * Math.max(before, 1);
   }
 
   /**
-   * Answers a report with the strategies in force, renewing their time to live, and leaves the
-   * new demands in the store (not waited for) for every instance's next rebalance.
+   * Answers a report with the strategies in force, renewing their time to live. A stream reporting
+   * the same buckets with the same strategies is sent its last answer again, which the codec does
+   * not encode again. In a store other instances share, the demands are written (not waited for),
+   * so that every instance's next rebalance shares out the same demands; a store of this instance
+   * alone is written by the next rebalance itself, which writes every local client's demand for
+   * each bucket before it reads.
    */
-  private renew(stream: QuotaStream, keys: Iterable<string>, nowMs: number): void {
-    const ttlMs = this.draining ? 0 : this.options.assignmentTtlMs;
-    const actions: BucketAction[] = [];
-    const writes: DemandWrite[] = [];
-    for (const key of keys) {
-      const subscription = stream.subscriptions.get(key) as Subscription;
-      actions.push({
-        kind: 'assign',
-        bucket: subscription.pairs,
-        strategy: subscription.sent as Strategy,
-        ttlMs,
-      });
-      writes.push({ bucket: key, client: stream.client, perSecond: subscription.perSecond });
+  private renew(stream: QuotaStream, subscriptions: readonly Subscription[], nowMs: number): void {
+    if (this.demand.shared) {
+      const writes = subscriptions.map(
+        (subscription): DemandWrite => ({
+          bucket: subscription.key,
+          client: stream.client,
+          perSecond: subscription.perSecond,
+        }),
+      );
+      this.demand
+        .write(writes, nowMs, this.options.rebalanceIntervalMs * ENTRY_TTL_INTERVALS)
+        .catch((error: unknown) => this.storeFailed(error));
     }
-    this.demand
-      .write(writes, nowMs, this.options.rebalanceIntervalMs * ENTRY_TTL_INTERVALS)
-      .catch((error: unknown) => this.storeFailed(error));
-    this.send(stream, actions);
-    this.statsOf(stream.domain as string).assignments.inc(actions.length);
+    const ttlMs = this.draining ? 0 : this.options.assignmentTtlMs;
+    let answer = stream.lastAnswer;
+    if (!answer || !isSameAnswer(answer, subscriptions, ttlMs)) {
+      answer = {
+        subscriptions,
+        ttlMs,
+        actions: subscriptions.map((subscription) => ({
+          kind: 'assign',
+          bucket: subscription.pairs,
+          strategy: subscription.sent as Strategy,
+          ttlMs,
+        })),
+      };
+      stream.lastAnswer = answer;
+    }
+    this.send(stream, answer.actions);
+    this.statsOf(stream).assignments.inc(answer.actions.length);
   }
 
   private send(stream: QuotaStream, actions: readonly BucketAction[]): void {
@@ -411,12 +507,10 @@ export class QuotaService {
     return stream.domain;
   }
 
-  private checkBounds(stream: QuotaStream, keys: Iterable<string>): void {
-    let newForStream = 0;
+  private checkBounds(stream: QuotaStream, fresh: ReadonlyMap<string, Named>): void {
+    const newForStream = fresh.size;
     let newForInstance = 0;
-    for (const key of keys) {
-      if (stream.subscriptions.has(key)) continue;
-      newForStream++;
+    for (const key of fresh.keys()) {
       if (!this.buckets.has(key)) newForInstance++;
     }
     if (stream.subscriptions.size + newForStream > this.options.maxBucketsPerStream) {
@@ -433,29 +527,32 @@ export class QuotaService {
     }
   }
 
-  private subscribe(stream: QuotaStream, domain: string, key: string, named: Named): Subscription {
-    let subscription = stream.subscriptions.get(key);
-    if (subscription) return subscription;
-    subscription = {
-      key,
-      pairs: named.pairs,
-      perSecond: 0,
-      sharedPerSecond: Number.NaN,
-      lastReportMs: 0,
-      sent: undefined,
-      sentKey: undefined,
-    };
-    stream.subscriptions.set(key, subscription);
+  private subscribe(stream: QuotaStream, domain: string, named: Named): void {
+    const { key, pairs, descriptor } = named;
     let bucket = this.buckets.get(key);
     if (!bucket) {
-      bucket = { domain, descriptor: named.descriptor, streams: new Set(), sharedWith: undefined };
+      bucket = { domain, descriptor, streams: new Set(), sharedWith: undefined, quota: undefined };
       this.buckets.set(key, bucket);
     }
     bucket.streams.add(stream);
-    return subscription;
+    const subscription: Subscription = {
+      key,
+      pairs,
+      aliases: [pairs],
+      bucket,
+      perSecond: 0,
+      sharedPerSecond: Number.NaN,
+      namedIn: 0,
+      lastReportMs: 0,
+      sent: undefined,
+    };
+    stream.subscriptions.set(key, subscription);
+    stream.byPairs.set(pairs, subscription);
   }
 
   private unsubscribe(stream: QuotaStream, key: string): { bucket: string; client: string } {
+    const subscription = stream.subscriptions.get(key);
+    for (const pairs of subscription?.aliases ?? []) stream.byPairs.delete(pairs);
     stream.subscriptions.delete(key);
     const bucket = this.buckets.get(key);
     bucket?.streams.delete(stream);
@@ -463,8 +560,17 @@ export class QuotaService {
     return { bucket: key, client: stream.client };
   }
 
+  /** The stats of a stream's domain, looked up again after a reload. */
+  private statsOf(stream: QuotaStream): DomainStats {
+    const config = this.config.current;
+    if (stream.domainStats?.config !== config) {
+      stream.domainStats = { config, stats: this.domainStatsOf(stream.domain as string) };
+    }
+    return (stream.domainStats as { stats: DomainStats }).stats;
+  }
+
   /** A domain's stats; a domain the config in force does not name counts under `unknown_domain`. */
-  private statsOf(domain: string): DomainStats {
+  private domainStatsOf(domain: string): DomainStats {
     const name = this.config.current?.domains.has(domain) ? domain : 'unknown_domain';
     let found = this.domainStats.get(name);
     if (!found) {
@@ -484,6 +590,18 @@ export class QuotaService {
     this.storeErrors.inc();
     this.log.error(`rlqs: ${(error as Error).message}`);
   }
+}
+
+/** Whether `answer` holds the strategies in force of exactly `subscriptions`, with this TTL. */
+function isSameAnswer(answer: Answer, subscriptions: readonly Subscription[], ttlMs: number): boolean {
+  if (answer.ttlMs !== ttlMs || answer.subscriptions.length !== subscriptions.length) return false;
+  for (let i = 0; i < subscriptions.length; i++) {
+    const subscription = subscriptions[i] as Subscription;
+    if (answer.subscriptions[i] !== subscription) return false;
+    const action = answer.actions[i] as BucketAction;
+    if (action.kind !== 'assign' || action.strategy !== subscription.sent) return false;
+  }
+  return true;
 }
 
 /** A bucket's key in this instance and in the demand store: its domain and its sorted pairs. */

@@ -36,19 +36,6 @@ end
 return live
 `;
 
-/** KEYS[1], ARGV as EXCHANGE_SCRIPT's; writes only, replies nothing. */
-const WRITE_SCRIPT = `
-local now = tonumber(ARGV[1])
-local ttl = tonumber(ARGV[2])
-for i = 3, #ARGV, 2 do
-  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1] .. ':' .. (now + ttl))
-end
-if redis.call('PTTL', KEYS[1]) < ttl then
-  redis.call('PEXPIRE', KEYS[1], ttl)
-end
-return 0
-`;
-
 type ExchangeCommand = (key: string, ...args: string[]) => Promise<string[]>;
 
 /**
@@ -56,10 +43,20 @@ type ExchangeCommand = (key: string, ...args: string[]) => Promise<string[]>;
  * instance on the same Redis shares out the same clients' demand. One hash per bucket, read and
  * written by one script call per bucket (one key each, so a cluster routes it by the key's slot);
  * ioredis sends the calls of one exchange as one pipeline.
+ *
+ * `write` only holds its entries: they go with the next exchange (the service's rebalance runs
+ * one every RLQS_REBALANCE_INTERVAL), or a third of their TTL after the first was held when no
+ * exchange comes sooner. A report costs no Redis command of its own, and a bucket's held demands
+ * are written by one script call however many reports named it.
  */
 export class RedisDemandStore implements DemandStore {
   readonly shared = true;
   private readonly client: Redis | Cluster;
+  /** Held writes: bucket → client → requests per second. */
+  private held = new Map<string, Map<string, number>>();
+  private heldTimer: NodeJS.Timeout | undefined;
+  /** The clock of the latest held write. */
+  private heldAtMs = 0;
 
   constructor(
     settings: RedisInstanceSettings,
@@ -67,7 +64,6 @@ export class RedisDemandStore implements DemandStore {
   ) {
     this.client = openClient(settings, tlsOptions(settings.tls, settings.label));
     this.client.defineCommand('rlqsExchange', { numberOfKeys: 1, lua: EXCHANGE_SCRIPT });
-    this.client.defineCommand('rlqsWrite', { numberOfKeys: 1, lua: WRITE_SCRIPT });
     // Without a listener ioredis throws connection errors from its emitter; calls report them.
     this.client.on('error', () => undefined);
   }
@@ -78,8 +74,8 @@ export class RedisDemandStore implements DemandStore {
     nowMs: number,
     ttlMs: number,
   ): Promise<DemandEntry[][]> {
-    const argsOf = scriptArgs(writes, read, nowMs, ttlMs);
-    const exchange = this.command('rlqsExchange');
+    const argsOf = scriptArgs(this.takeHeld(writes), read, nowMs, ttlMs);
+    const exchange = this.command();
     try {
       const replies = await Promise.all(
         [...argsOf].map(([bucket, args]) => exchange(this.keyPrefix + bucket, ...args)),
@@ -91,25 +87,52 @@ export class RedisDemandStore implements DemandStore {
     }
   }
 
-  async write(writes: readonly DemandWrite[], nowMs: number, ttlMs: number): Promise<void> {
-    const write = this.command('rlqsWrite');
-    try {
-      await Promise.all(
-        [...scriptArgs(writes, [], nowMs, ttlMs)].map(([bucket, args]) =>
-          write(this.keyPrefix + bucket, ...args),
-        ),
-      );
-    } catch (error) {
-      throw new StoreError(`rlqs demand write failed: ${(error as Error).message}`, { cause: error });
+  write(writes: readonly DemandWrite[], nowMs: number, ttlMs: number): Promise<void> {
+    this.heldAtMs = nowMs;
+    for (const { bucket, client, perSecond } of writes) {
+      let clients = this.held.get(bucket);
+      if (!clients) {
+        clients = new Map();
+        this.held.set(bucket, clients);
+      }
+      clients.set(client, perSecond);
     }
+    if (!this.heldTimer && this.held.size > 0) {
+      this.heldTimer = setTimeout(() => {
+        this.heldTimer = undefined;
+        // A failed flush loses nothing the next rebalance does not write again.
+        this.exchange([], [], this.heldAtMs, ttlMs).catch(() => undefined);
+      }, ttlMs / 3);
+      this.heldTimer.unref();
+    }
+    return Promise.resolve();
   }
 
-  private command(name: 'rlqsExchange' | 'rlqsWrite'): ExchangeCommand {
-    const client = this.client as unknown as Record<typeof name, ExchangeCommand>;
-    return client[name].bind(this.client);
+  /** The held writes followed by `writes` (which win for the same client), and nothing held any more. */
+  private takeHeld(writes: readonly DemandWrite[]): readonly DemandWrite[] {
+    if (this.held.size === 0) return writes;
+    const all: DemandWrite[] = [];
+    for (const [bucket, clients] of this.held) {
+      for (const [client, perSecond] of clients) all.push({ bucket, client, perSecond });
+    }
+    this.held = new Map();
+    if (this.heldTimer) clearTimeout(this.heldTimer);
+    this.heldTimer = undefined;
+    return all.concat(writes);
+  }
+
+  private command(): ExchangeCommand {
+    const client = this.client as unknown as { rlqsExchange: ExchangeCommand };
+    return client.rlqsExchange.bind(this.client);
   }
 
   async remove(entries: ReadonlyArray<{ readonly bucket: string; readonly client: string }>): Promise<void> {
+    // A held write of a client that is gone must not bring its demand back.
+    for (const { bucket, client } of entries) {
+      const clients = this.held.get(bucket);
+      clients?.delete(client);
+      if (clients?.size === 0) this.held.delete(bucket);
+    }
     try {
       await Promise.all(
         entries.map(({ bucket, client }) => this.client.hdel(this.keyPrefix + bucket, client)),
@@ -120,6 +143,8 @@ export class RedisDemandStore implements DemandStore {
   }
 
   async close(): Promise<void> {
+    if (this.heldTimer) clearTimeout(this.heldTimer);
+    this.held.clear();
     await this.client.quit().catch(() => this.client.disconnect());
   }
 }
