@@ -28,7 +28,8 @@ export interface DemandStore {
   /**
    * Writes `writes` (each kept until `nowMs + ttlMs` unless written again) and resolves, per
    * bucket of `read` in that order, to the live entries of that bucket sorted by client id.
-   * Rejects with a StoreError when the store fails.
+   * `writes` hold every client of this instance for the buckets of `read`. Rejects with a
+   * StoreError when the store fails.
    */
   exchange(
     writes: readonly DemandWrite[],

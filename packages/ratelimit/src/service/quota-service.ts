@@ -140,6 +140,10 @@ export class QuotaService {
   private timer: NodeJS.Timeout | undefined;
   private rebalancing: Promise<void> | undefined;
   private stopping = false;
+  /** Buckets a client's demand moved in since they were last shared out. */
+  private readonly moved = new Set<string>();
+  /** The config of the last rebalance that looked for buckets shared out under another. */
+  private sweptConfig: RateLimitConfig | undefined;
   /** Removals (and share-outs) of closed streams still under way. */
   private readonly pending = new Set<Promise<void>>();
 
@@ -223,6 +227,7 @@ export class QuotaService {
       if (subscription.namedIn === number) distinct = false;
       subscription.namedIn = number;
       subscription.perSecond = ((usage.allowed + usage.denied) * 1000) / usage.elapsedMs;
+      if (subscription.perSecond !== subscription.sharedPerSecond) this.moved.add(subscription.key);
       subscription.lastReportMs = now;
       named[i] = subscription;
     }
@@ -339,10 +344,10 @@ export class QuotaService {
     const removals: { bucket: string; client: string }[] = [];
     for (const stream of this.streams.values()) {
       const abandoned: BucketAction[] = [];
-      for (const [key, subscription] of stream.subscriptions) {
+      for (const subscription of stream.subscriptions.values()) {
         if (now - subscription.lastReportMs < this.options.abandonAfterMs) continue;
         abandoned.push({ kind: 'abandon', bucket: subscription.pairs });
-        removals.push(this.unsubscribe(stream, key));
+        removals.push(this.unsubscribe(stream, subscription.key));
       }
       if (abandoned.length > 0) {
         this.statsOf(stream).abandons.inc(abandoned.length);
@@ -351,8 +356,7 @@ export class QuotaService {
     }
     try {
       if (removals.length > 0) await this.demand.remove(removals);
-      const keys = [...this.buckets.keys()];
-      await this.shareOut(this.demand.shared ? keys : keys.filter((key) => this.hasChanged(key)), undefined);
+      await this.shareOut(this.demand.shared ? [...this.buckets.keys()] : this.changedBuckets(), undefined);
     } catch (error) {
       this.storeFailed(error);
     }
@@ -363,6 +367,7 @@ export class QuotaService {
    * client its share when it changed, or (for `renew`, the stream that just reported) always.
    */
   private async shareOut(keys: readonly string[], renew: QuotaStream | undefined): Promise<void> {
+    for (const key of keys) this.moved.delete(key);
     const live = keys.filter((key) => this.buckets.has(key));
     if (live.length === 0) return;
     const writes = [];
@@ -382,6 +387,8 @@ export class QuotaService {
         this.options.rebalanceIntervalMs * ENTRY_TTL_INTERVALS,
       );
     } catch (error) {
+      // The next rebalance tries these buckets again.
+      for (const key of live) this.moved.add(key);
       this.storeFailed(error);
       return;
     }
@@ -426,17 +433,17 @@ export class QuotaService {
   }
 
   /**
-   * Whether a bucket must be shared out again when no other instance writes the store: its config
-   * or one of its clients' demand changed since it last was (joins and leaves share out at once).
+   * The buckets to share out again when no other instance writes the store: after a reload every
+   * bucket shared out under another config, otherwise those a client's demand moved in since they
+   * last were (joins and leaves share out at once).
    */
-  private hasChanged(key: string): boolean {
-    const bucket = this.buckets.get(key) as Bucket;
-    if (bucket.sharedWith !== this.config.current) return true;
-    for (const stream of bucket.streams) {
-      const subscription = stream.subscriptions.get(key) as Subscription;
-      if (subscription.perSecond !== subscription.sharedPerSecond) return true;
-    }
-    return false;
+  private changedBuckets(): string[] {
+    const config = this.config.current;
+    if (config === this.sweptConfig) return [...this.moved];
+    this.sweptConfig = config;
+    const keys = new Set(this.moved);
+    for (const [key, bucket] of this.buckets) if (bucket.sharedWith !== config) keys.add(key);
+    return [...keys];
   }
 
   /** Whether a report of this bucket can be answered with the strategy in force (DEMAND_TOLERANCE). */

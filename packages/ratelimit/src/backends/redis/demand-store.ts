@@ -44,16 +44,17 @@ type ExchangeCommand = (key: string, ...args: string[]) => Promise<string[]>;
  * written by one script call per bucket (one key each, so a cluster routes it by the key's slot);
  * ioredis sends the calls of one exchange as one pipeline.
  *
- * `write` only holds its entries: they go with the next exchange (the service's rebalance runs
- * one every RLQS_REBALANCE_INTERVAL), or a third of their TTL after the first was held when no
- * exchange comes sooner. A report costs no Redis command of its own, and a bucket's held demands
- * are written by one script call however many reports named it.
+ * `write` only holds its entries: they go with the next exchange, or a third of their TTL after
+ * the first was held when no exchange comes sooner. An exchange's own writes hold every client of
+ * this instance for the buckets it reads, so the held entries of those buckets are dropped, not
+ * sent; the rebalance, every RLQS_REBALANCE_INTERVAL, reads every bucket. A report then costs no
+ * Redis command of its own.
  */
 export class RedisDemandStore implements DemandStore {
   readonly shared = true;
   private readonly client: Redis | Cluster;
-  /** Held writes: bucket → client → requests per second. */
-  private held = new Map<string, Map<string, number>>();
+  /** Held writes, as `write` was given them. */
+  private held: (readonly DemandWrite[])[] = [];
   private heldTimer: NodeJS.Timeout | undefined;
   /** The clock of the latest held write. */
   private heldAtMs = 0;
@@ -74,7 +75,7 @@ export class RedisDemandStore implements DemandStore {
     nowMs: number,
     ttlMs: number,
   ): Promise<DemandEntry[][]> {
-    const argsOf = scriptArgs(this.takeHeld(writes), read, nowMs, ttlMs);
+    const argsOf = scriptArgs(this.takeHeld(read).concat(writes), read, nowMs, ttlMs);
     const exchange = this.command();
     try {
       const replies = await Promise.all(
@@ -89,15 +90,8 @@ export class RedisDemandStore implements DemandStore {
 
   write(writes: readonly DemandWrite[], nowMs: number, ttlMs: number): Promise<void> {
     this.heldAtMs = nowMs;
-    for (const { bucket, client, perSecond } of writes) {
-      let clients = this.held.get(bucket);
-      if (!clients) {
-        clients = new Map();
-        this.held.set(bucket, clients);
-      }
-      clients.set(client, perSecond);
-    }
-    if (!this.heldTimer && this.held.size > 0) {
+    this.held.push(writes);
+    if (!this.heldTimer) {
       this.heldTimer = setTimeout(() => {
         this.heldTimer = undefined;
         // A failed flush loses nothing the next rebalance does not write again.
@@ -108,17 +102,18 @@ export class RedisDemandStore implements DemandStore {
     return Promise.resolve();
   }
 
-  /** The held writes followed by `writes` (which win for the same client), and nothing held any more. */
-  private takeHeld(writes: readonly DemandWrite[]): readonly DemandWrite[] {
-    if (this.held.size === 0) return writes;
-    const all: DemandWrite[] = [];
-    for (const [bucket, clients] of this.held) {
-      for (const [client, perSecond] of clients) all.push({ bucket, client, perSecond });
-    }
-    this.held = new Map();
+  /** The held writes of buckets not in `read` (whose writes the exchange brings itself), and nothing held any more. */
+  private takeHeld(read: readonly string[]): DemandWrite[] {
     if (this.heldTimer) clearTimeout(this.heldTimer);
     this.heldTimer = undefined;
-    return all.concat(writes);
+    const held = this.held;
+    this.held = [];
+    const superseded = new Set(read);
+    const kept: DemandWrite[] = [];
+    for (const writes of held) {
+      for (const write of writes) if (!superseded.has(write.bucket)) kept.push(write);
+    }
+    return kept;
   }
 
   private command(): ExchangeCommand {
@@ -128,11 +123,10 @@ export class RedisDemandStore implements DemandStore {
 
   async remove(entries: ReadonlyArray<{ readonly bucket: string; readonly client: string }>): Promise<void> {
     // A held write of a client that is gone must not bring its demand back.
-    for (const { bucket, client } of entries) {
-      const clients = this.held.get(bucket);
-      clients?.delete(client);
-      if (clients?.size === 0) this.held.delete(bucket);
-    }
+    const gone = new Set(entries.map(({ bucket, client }) => `${bucket}\n${client}`));
+    this.held = this.held.map((writes) =>
+      writes.filter((write) => !gone.has(`${write.bucket}\n${write.client}`)),
+    );
     try {
       await Promise.all(
         entries.map(({ bucket, client }) => this.client.hdel(this.keyPrefix + bucket, client)),
@@ -144,7 +138,7 @@ export class RedisDemandStore implements DemandStore {
 
   async close(): Promise<void> {
     if (this.heldTimer) clearTimeout(this.heldTimer);
-    this.held.clear();
+    this.held = [];
     await this.client.quit().catch(() => this.client.disconnect());
   }
 }
