@@ -1,4 +1,4 @@
-import type { DemandStore, DemandWrite } from '../backends/demand.js';
+import type { DemandEntry, DemandStore, DemandWrite } from '../backends/demand.js';
 import { bucketDescriptor, matchBucket } from '../config/bucket-match.js';
 import type { RateLimitConfig } from '../config/tree.js';
 import type { Logger } from '../log.js';
@@ -101,6 +101,8 @@ interface Bucket {
   sharedWith: RateLimitConfig | undefined;
   /** The bucket's quota under the config it was looked up in: a rebalance looks it up again only after a reload. */
   quota: { readonly config: RateLimitConfig | undefined; readonly quota: BucketQuota } | undefined;
+  /** The demands and quota it was last shared out with: the same again give the same shares, sent already. */
+  sharedOut: { readonly entries: readonly DemandEntry[]; readonly quota: BucketQuota } | undefined;
 }
 
 /** A bucket a report names that its stream has not subscribed to yet. */
@@ -399,7 +401,12 @@ export class QuotaService {
       if (!bucket) return;
       bucket.sharedWith = config;
       const entries = demands[i] ?? [];
-      const strategies = assign(this.quotaOf(bucket, config), entries);
+      const quota = this.quotaOf(bucket, config);
+      const renewsHere = renew !== undefined && bucket.streams.has(renew);
+      if (!renewsHere && bucket.sharedOut?.quota === quota && sameEntries(bucket.sharedOut.entries, entries))
+        return;
+      bucket.sharedOut = { entries, quota };
+      const strategies = assign(quota, entries);
       entries.forEach((entry, j) => {
         // The entries of other instances' clients are shared out here too, and sent there.
         const stream = this.streams.get(entry.client);
@@ -538,7 +545,14 @@ export class QuotaService {
     const { key, pairs, descriptor } = named;
     let bucket = this.buckets.get(key);
     if (!bucket) {
-      bucket = { domain, descriptor, streams: new Set(), sharedWith: undefined, quota: undefined };
+      bucket = {
+        domain,
+        descriptor,
+        streams: new Set(),
+        sharedWith: undefined,
+        quota: undefined,
+        sharedOut: undefined,
+      };
       this.buckets.set(key, bucket);
     }
     bucket.streams.add(stream);
@@ -597,6 +611,16 @@ export class QuotaService {
     this.storeErrors.inc();
     this.log.error(`rlqs: ${(error as Error).message}`);
   }
+}
+
+function sameEntries(a: readonly DemandEntry[], b: readonly DemandEntry[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as DemandEntry;
+    const y = b[i] as DemandEntry;
+    if (x.client !== y.client || x.perSecond !== y.perSecond) return false;
+  }
+  return true;
 }
 
 /** Whether `answer` holds the strategies in force of exactly `subscriptions`, with this TTL. */
