@@ -78,6 +78,11 @@ export interface QuotaStream {
   lastAnswer: Answer | undefined;
   /** Reports taken, numbering them for Subscription.namedIn. */
   reportsTaken: number;
+  /**
+   * At most the last report time of each of its buckets (reports only move those later): a
+   * rebalance looks through the stream's buckets for idle ones only when this is old enough.
+   */
+  oldestReportMs: number;
   /** The stats of the stream's domain under the config they were looked up in. */
   domainStats: { readonly config: RateLimitConfig | undefined; readonly stats: DomainStats } | undefined;
   closed: boolean;
@@ -192,6 +197,7 @@ export class QuotaService {
       byPairs: new Map(),
       lastAnswer: undefined,
       reportsTaken: 0,
+      oldestReportMs: this.nowMs(),
       domainStats: undefined,
       closed: false,
     };
@@ -345,12 +351,18 @@ export class QuotaService {
     const now = this.nowMs();
     const removals: { bucket: string; client: string }[] = [];
     for (const stream of this.streams.values()) {
+      if (now - stream.oldestReportMs < this.options.abandonAfterMs) continue;
       const abandoned: BucketAction[] = [];
+      let oldest = now;
       for (const subscription of stream.subscriptions.values()) {
-        if (now - subscription.lastReportMs < this.options.abandonAfterMs) continue;
+        if (now - subscription.lastReportMs < this.options.abandonAfterMs) {
+          oldest = Math.min(oldest, subscription.lastReportMs);
+          continue;
+        }
         abandoned.push({ kind: 'abandon', bucket: subscription.pairs });
         removals.push(this.unsubscribe(stream, subscription.key));
       }
+      stream.oldestReportMs = oldest;
       if (abandoned.length > 0) {
         this.statsOf(stream).abandons.inc(abandoned.length);
         stream.sink.send(abandoned);
