@@ -215,8 +215,16 @@ export class QuotaService {
     if (stream.closed) return;
     const domain = this.domainOf(stream, report);
     const now = this.nowMs();
-    // First the buckets the stream does not know yet, to check the bounds before anything changes.
-    const fresh = this.freshBuckets(stream, domain, report.usages);
+    // The buckets the stream knows by these pairs arrays; the others are looked for by key, and
+    // the bounds checked for the new ones, before anything changes.
+    const usages = report.usages;
+    const named = new Array<Subscription | undefined>(usages.length);
+    let unknown = false;
+    for (let i = 0; i < usages.length; i++) {
+      named[i] = stream.byPairs.get((usages[i] as BucketUsage).bucket);
+      if (!named[i]) unknown = true;
+    }
+    const fresh = unknown ? this.freshBuckets(stream, domain, usages) : undefined;
     if (fresh) this.checkBounds(stream, fresh);
     if (stream.domain === undefined) {
       stream.domain = domain;
@@ -225,13 +233,12 @@ export class QuotaService {
     this.statsOf(stream).reports.inc();
     if (fresh) for (const named of fresh.values()) this.subscribe(stream, domain, named);
     // A bucket named twice in one report counts the usage of its last mention.
-    const named = new Array<Subscription>(report.usages.length);
     const number = ++stream.reportsTaken;
     let settled = true;
     let distinct = true;
-    for (let i = 0; i < report.usages.length; i++) {
-      const usage = report.usages[i] as BucketUsage;
-      const subscription = this.subscriptionOf(stream, domain, usage.bucket);
+    for (let i = 0; i < usages.length; i++) {
+      const usage = usages[i] as BucketUsage;
+      const subscription = named[i] ?? this.subscriptionOf(stream, domain, usage.bucket);
       if (subscription.namedIn === number) distinct = false;
       subscription.namedIn = number;
       subscription.perSecond = ((usage.allowed + usage.denied) * 1000) / usage.elapsedMs;
@@ -239,7 +246,7 @@ export class QuotaService {
       subscription.lastReportMs = now;
       named[i] = subscription;
     }
-    const subscriptions = distinct ? named : [...new Set(named)];
+    const subscriptions = (distinct ? named : [...new Set(named)]) as Subscription[];
     for (const subscription of subscriptions) {
       if (!this.isSettled(subscription)) {
         settled = false;
