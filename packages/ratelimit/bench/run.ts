@@ -18,6 +18,7 @@ import { probeGrpc } from './lib/grpc-probe.js';
 import { runH2load } from './lib/h2load.js';
 import type { LoadResult } from './lib/load-result.js';
 import { measureProcess, type ProcessUsage } from './lib/process-stats.js';
+import { type Ports, ports, rateLimitServer } from './lib/rate-limit-server.js';
 import { runRedisBenchmark } from './lib/redis-benchmark.js';
 import {
   cpuMicrosPerRequest,
@@ -115,60 +116,6 @@ const THREE = [
   { entries: [{ key: 'path', value: '/api/v1/books' }] },
   { entries: [{ key: 'user', value: 'user-42' }] },
 ];
-
-interface Ports {
-  readonly http: number;
-  readonly grpc: number;
-  readonly debug: number;
-}
-
-async function ports(): Promise<Ports> {
-  return { http: await freePort(), grpc: await freePort(), debug: await freePort() };
-}
-
-/**
- * The rate limit server (bin/ratelimit), or with `h2Port` the same server plus the prototype gRPC
- * transport on node:http2 on that port (bench/servers/ratelimit-h2).
- */
-function rateLimitServer(
-  name: string,
-  runtimeRoot: string,
-  p: Ports,
-  backend: Record<string, string>,
-  cpuProfileDir: string | undefined,
-  h2Port?: number,
-): Promise<ServerProcess> {
-  return startServerProcess({
-    name,
-    script: h2Port === undefined ? 'bin/ratelimit' : 'bench/servers/ratelimit-h2',
-    args: h2Port === undefined ? [] : [String(h2Port)],
-    ports: h2Port === undefined ? [p.http, p.grpc, p.debug] : [p.http, p.grpc, p.debug, h2Port],
-    cpuProfileDir,
-    env: rateLimitEnv(runtimeRoot, p, backend),
-  });
-}
-
-/** The environment of a rate limit server on ports `p` with the config under `runtimeRoot`. */
-function rateLimitEnv(
-  runtimeRoot: string,
-  p: Ports,
-  backend: Record<string, string>,
-): Record<string, string> {
-  return {
-    ...backend,
-    HOST: '127.0.0.1',
-    PORT: String(p.http),
-    GRPC_HOST: '127.0.0.1',
-    GRPC_PORT: String(p.grpc),
-    DEBUG_HOST: '127.0.0.1',
-    DEBUG_PORT: String(p.debug),
-    RUNTIME_ROOT: runtimeRoot,
-    RUNTIME_SUBDIRECTORY: 'ratelimit',
-    RUNTIME_WATCH_ROOT: 'false',
-    USE_STATSD: 'false',
-    LOG_LEVEL: 'warn',
-  };
-}
 
 interface RateLimitServers {
   readonly memory: ServerProcess;

@@ -1,6 +1,5 @@
-import { type ClientDuplexStream, credentials, makeGenericClientConstructor } from '@grpc/grpc-js';
-import protobuf from 'protobufjs';
-import { protoRoot } from '../../src/protocol/proto.js';
+import { type ClientDuplexStream, credentials } from '@grpc/grpc-js';
+import { encodeReport, openQuotaCall, QuotaClient } from '../../test/helpers/rlqs-client.js';
 import { measureProcess, rssMb } from '../lib/process-stats.js';
 import type { ServerProcess } from '../lib/servers.js';
 
@@ -40,28 +39,6 @@ export interface RlqsResult {
   readonly unanswered: number;
 }
 
-const Client = makeGenericClientConstructor(
-  {
-    StreamRateLimitQuotas: {
-      path: '/envoy.service.rate_limit_quota.v3.RateLimitQuotaService/StreamRateLimitQuotas',
-      requestStream: true,
-      responseStream: true,
-      requestSerialize: (bytes: Buffer) => bytes,
-      requestDeserialize: (bytes: Buffer) => bytes,
-      responseSerialize: (bytes: Buffer) => bytes,
-      responseDeserialize: (bytes: Buffer) => bytes,
-    },
-  },
-  'RateLimitQuotaService',
-);
-
-function reportType(): protobuf.Type {
-  const root = new protobuf.Root();
-  root.resolvePath = (_origin, target) => `${protoRoot()}/${target}`;
-  root.loadSync('envoy/service/rate_limit_quota/v3/rlqs.proto', { keepCase: true });
-  return root.lookupType('envoy.service.rate_limit_quota.v3.RateLimitQuotaUsageReports');
-}
-
 /** Bucket actions in a response: its top-level fields (each a BucketAction, field 1). */
 function actionCount(bytes: Buffer): number {
   let count = 0;
@@ -88,11 +65,10 @@ function actionCount(bytes: Buffer): number {
 
 /** Runs the load against a server with RLQS_ENABLED on `grpcPort` and measures it. */
 export async function measureRlqs(server: ServerProcess, grpcPort: number): Promise<RlqsResult> {
-  const Reports = reportType();
   const idleRss = rssMb(server.pid);
   const channels = Array.from(
     { length: CHANNELS },
-    () => new Client(`127.0.0.1:${grpcPort}`, credentials.createInsecure()),
+    () => new QuotaClient(`127.0.0.1:${grpcPort}`, credentials.createInsecure()),
   );
   const latencies: number[] = [];
   let measuring = false;
@@ -101,18 +77,16 @@ export async function measureRlqs(server: ServerProcess, grpcPort: number): Prom
   const streams: Array<{ call: ClientDuplexStream<Buffer, Buffer>; sent: number[]; bytes: Buffer }> = [];
   for (let s = 0; s < STREAMS; s++) {
     const group = s % (STREAMS / SHARERS);
-    const usages = Array.from({ length: BUCKETS_PER_STREAM }, (_, j) => ({
-      bucket_id: { bucket: { route: `r${group * BUCKETS_PER_STREAM + j}` } },
-      time_elapsed: { seconds: 1 },
-      num_requests_allowed: 5 + (s % 7),
-    }));
-    const bytes = Buffer.from(
-      Reports.encode(Reports.fromObject({ domain: 'quota', bucket_quota_usages: usages })).finish(),
+    // The repeated form of bucket_quota_usages, which Envoy's releases send (README, "The two wire forms").
+    const bytes = encodeReport(
+      'quota',
+      Array.from({ length: BUCKETS_PER_STREAM }, (_, j) => ({
+        bucket: { route: `r${group * BUCKETS_PER_STREAM + j}` },
+        elapsed: 1,
+        allowed: 5 + (s % 7),
+      })),
     );
-    const channel = channels[s % CHANNELS] as InstanceType<typeof Client>;
-    const call = (
-      channel as unknown as { StreamRateLimitQuotas(): ClientDuplexStream<Buffer, Buffer> }
-    ).StreamRateLimitQuotas();
+    const call = openQuotaCall(channels[s % CHANNELS] as InstanceType<typeof QuotaClient>);
     const stream = { call, sent: [] as number[], bytes };
     call.on('data', (response: Buffer) => {
       // An answer names every bucket of its report; a push names only the buckets that changed.

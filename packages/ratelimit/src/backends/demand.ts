@@ -28,7 +28,8 @@ export interface DemandStore {
   /**
    * Writes `writes` (each kept until `nowMs + ttlMs` unless written again) and resolves, per
    * bucket of `read` in that order, to the live entries of that bucket sorted by client id.
-   * Rejects with a StoreError when the store fails.
+   * `writes` hold every client of this instance for the buckets of `read`. Rejects with a
+   * StoreError when the store fails.
    */
   exchange(
     writes: readonly DemandWrite[],
@@ -38,7 +39,8 @@ export interface DemandStore {
   ): Promise<DemandEntry[][]>;
   /**
    * Writes `writes` only (kept until `nowMs + ttlMs`), without reading: a report whose shares need
-   * not be computed again still leaves its demand for the next rebalance of every instance.
+   * not be computed again still leaves its demand for the next rebalance of every instance. A store
+   * may hold the writes until its next exchange, at most a third of `ttlMs`.
    */
   write(writes: readonly DemandWrite[], nowMs: number, ttlMs: number): Promise<void>;
   /** Forgets these clients' entries (a closed stream, an abandoned bucket). */

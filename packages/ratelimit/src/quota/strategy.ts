@@ -99,7 +99,27 @@ export function perStrategyUnit(
   throw new Error('unreachable: the last unit always returns');
 }
 
-/** A key that is equal for equal strategies: a client is sent a strategy again only when it changes, or to renew it. */
+/** Whether `a` and `b` are the same strategy: a client is sent a strategy again only when it changes, or to renew it. */
+export function sameStrategy(a: Strategy, b: Strategy | undefined): boolean {
+  if (a === b) return true;
+  if (!b || a.kind !== b.kind) return false;
+  switch (a.kind) {
+    case 'blanket':
+      return a.rule === (b as typeof a).rule;
+    case 'requests_per_time_unit':
+      return a.requests === (b as typeof a).requests && a.unit === (b as typeof a).unit;
+    case 'token_bucket': {
+      const other = b as typeof a;
+      return (
+        a.maxTokens === other.maxTokens &&
+        a.tokensPerFill === other.tokensPerFill &&
+        a.fillIntervalMs === other.fillIntervalMs
+      );
+    }
+  }
+}
+
+/** A key that is equal for equal strategies, to keep each strategy's encoding once. */
 export function strategyKey(strategy: Strategy): string {
   switch (strategy.kind) {
     case 'blanket':

@@ -1,5 +1,6 @@
 import type { DescriptorStatus, HeaderValue, RateLimitResponse } from '../protocol/messages.js';
 import { unitNumber } from '../protocol/units.js';
+import { varintSize, writeVarint } from './protobuf-wire.js';
 
 /** RateLimitResponse.Code numbers (rls.proto). */
 const CODE_NUMBERS: Readonly<Record<string, number>> = { UNKNOWN: 0, OK: 1, OVER_LIMIT: 2 };
@@ -120,21 +121,4 @@ function writeStringField(out: Buffer, start: number, tag: number, text: string)
 function writeVarintField(out: Buffer, start: number, tag: number, value: number): number {
   out[start] = tag;
   return writeVarint(out, start + 1, value);
-}
-
-function varintSize(value: number): number {
-  let size = 1;
-  for (let rest = value; rest >= 0x80; rest = Math.floor(rest / 0x80)) size++;
-  return size;
-}
-
-function writeVarint(out: Buffer, start: number, value: number): number {
-  let at = start;
-  let rest = value;
-  while (rest >= 0x80) {
-    out[at++] = (rest % 0x80) | 0x80;
-    rest = Math.floor(rest / 0x80);
-  }
-  out[at++] = rest;
-  return at;
 }

@@ -1,5 +1,6 @@
 import { type Strategy, type StrategyUnit, strategyKey } from '../quota/strategy.js';
 import type { BucketAction, BucketPairs, BucketUsage, UsageReport } from '../service/quota-messages.js';
+import { varintSize, writeVarint } from './protobuf-wire.js';
 
 /**
  * The protobuf wire form of envoy.service.rate_limit_quota.v3 (proto/envoy/service/
@@ -27,53 +28,76 @@ const FIXED64 = 1;
 const BYTES = 2;
 const FIXED32 = 5;
 
+// Tags (field number << 3 | wire type) the decoder looks for.
+const TAG_1_BYTES = (1 << 3) | BYTES;
+const TAG_2_BYTES = (2 << 3) | BYTES;
+const TAG_1_VARINT = (1 << 3) | VARINT;
+const TAG_2_VARINT = (2 << 3) | VARINT;
+const TAG_3_VARINT = (3 << 3) | VARINT;
+const TAG_4_VARINT = (4 << 3) | VARINT;
+
 class Malformed extends Error {}
 
-interface Field {
-  readonly number: number;
-  readonly wireType: number;
-  /** varint value (wire type 0) */
-  readonly value: number;
-  /** bytes (wire type 2): start and end in the buffer */
-  readonly start: number;
-  readonly end: number;
-}
+/**
+ * Reads one message in place, field by field, without building a list of its fields: a report
+ * of ten buckets is read in one pass over its bytes.
+ */
+class Cursor {
+  at: number;
 
-/** Reads the fields of the message in bytes[start, end). */
-function fields(bytes: Uint8Array, start: number, end: number): Field[] {
-  const out: Field[] = [];
-  let at = start;
-  const varint = (): number => {
+  constructor(
+    private readonly bytes: Uint8Array,
+    start: number,
+    private readonly end: number,
+  ) {
+    this.at = start;
+  }
+
+  get done(): boolean {
+    return this.at >= this.end;
+  }
+
+  varint(): number {
     let value = 0;
     let scale = 1;
     for (let i = 0; i < 10; i++) {
-      if (at >= end) throw new Malformed('truncated varint');
-      const byte = bytes[at++] as number;
+      if (this.at >= this.end) throw new Malformed('truncated varint');
+      const byte = this.bytes[this.at++] as number;
       value += (byte & 0x7f) * scale;
       if (byte < 0x80) return value;
       scale *= 128;
     }
     throw new Malformed('varint longer than 10 bytes');
-  };
-  while (at < end) {
-    const tag = varint();
-    const number = Math.floor(tag / 8);
+  }
+
+  /** The next field's tag (field number × 8 + wire type). */
+  tag(): number {
+    const tag = this.varint();
+    if (tag < 8) throw new Malformed('field number 0');
+    return tag;
+  }
+
+  /** Moves past a length-delimited value and returns where it starts (it ends at `at`). */
+  delimited(): number {
+    const length = this.varint();
+    const start = this.at;
+    if (start + length > this.end) throw new Malformed('truncated length-delimited field');
+    this.at = start + length;
+    return start;
+  }
+
+  /** Moves past the value of a field of `tag` the reader has no use for. */
+  skip(tag: number): void {
     const wireType = tag % 8;
-    if (number === 0) throw new Malformed('field number 0');
-    if (wireType === VARINT) out.push({ number, wireType, value: varint(), start: 0, end: 0 });
-    else if (wireType === BYTES) {
-      const length = varint();
-      if (at + length > end) throw new Malformed('truncated length-delimited field');
-      out.push({ number, wireType, value: 0, start: at, end: at + length });
-      at += length;
-    } else if (wireType === FIXED64 || wireType === FIXED32) {
-      at += wireType === FIXED64 ? 8 : 4;
-      if (at > end) throw new Malformed('truncated fixed-width field');
+    if (wireType === VARINT) this.varint();
+    else if (wireType === BYTES) this.delimited();
+    else if (wireType === FIXED64 || wireType === FIXED32) {
+      this.at += wireType === FIXED64 ? 8 : 4;
+      if (this.at > this.end) throw new Malformed('truncated fixed-width field');
     } else {
       throw new Malformed(`unsupported wire type ${wireType}`);
     }
   }
-  return out;
 }
 
 /** A varint holding a negative int64 or int32 (ten bytes, two's complement) as a negative number. */
@@ -83,22 +107,32 @@ function signed(value: number): number {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-function text(bytes: Uint8Array, field: Field, what: string): string {
+function text(bytes: Uint8Array, start: number, end: number, what: string): string {
   try {
-    return utf8.decode(bytes.subarray(field.start, field.end));
+    return utf8.decode(bytes.subarray(start, end));
   } catch {
     throw new Malformed(`${what} is not valid UTF-8`);
   }
 }
 
 export function decodeReport(bytes: Uint8Array): DecodedReport {
+  const buffer = Buffer.isBuffer(bytes)
+    ? bytes
+    : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   try {
     let domain = '';
     const usages: BucketUsage[] = [];
-    for (const field of fields(bytes, 0, bytes.length)) {
-      if (field.number === 1 && field.wireType === BYTES) domain = text(bytes, field, 'domain');
-      else if (field.number === 2 && field.wireType === BYTES) {
-        usages.push(decodeUsageEntry(bytes, field.start, field.end, usages.length));
+    const report = new Cursor(buffer, 0, buffer.length);
+    while (!report.done) {
+      const tag = report.tag();
+      if (tag === TAG_1_BYTES) {
+        const start = report.delimited();
+        domain = text(buffer, start, report.at, 'domain');
+      } else if (tag === TAG_2_BYTES) {
+        const start = report.delimited();
+        usages.push(decodeUsageEntry(buffer, start, report.at, usages.length));
+      } else {
+        report.skip(tag);
       }
     }
     return { domain, usages };
@@ -109,34 +143,69 @@ export function decodeReport(bytes: Uint8Array): DecodedReport {
 }
 
 /** One entry of field 2, in either form. */
-function decodeUsageEntry(bytes: Uint8Array, start: number, end: number, index: number): BucketUsage {
-  const entry = fields(bytes, start, end);
-  const first = entry.find((field) => field.number === 1);
-  let isMapEntry = first?.wireType === VARINT;
-  if (first === undefined) {
-    const value = entry.find((field) => field.number === 2 && field.wireType === BYTES);
-    const onlyValue = entry.every((field) => field.number === 2);
-    isMapEntry =
-      value !== undefined &&
-      onlyValue &&
-      fields(bytes, value.start, value.end).some((inner) => inner.number === 1 && inner.wireType === BYTES);
+function decodeUsageEntry(bytes: Buffer, start: number, end: number, index: number): BucketUsage {
+  let firstKeyWireType = -1;
+  let onlyValues = true;
+  let firstValue = -1;
+  let firstValueEnd = -1;
+  let lastValue = -1;
+  let lastValueEnd = -1;
+  const entry = new Cursor(bytes, start, end);
+  while (!entry.done) {
+    const tag = entry.tag();
+    const number = Math.floor(tag / 8);
+    if (number === 1 && firstKeyWireType < 0) firstKeyWireType = tag % 8;
+    if (number !== 2) onlyValues = false;
+    if (tag === TAG_2_BYTES) {
+      lastValue = entry.delimited();
+      lastValueEnd = entry.at;
+      if (firstValue < 0) {
+        firstValue = lastValue;
+        firstValueEnd = lastValueEnd;
+      }
+    } else {
+      entry.skip(tag);
+    }
   }
-  if (!isMapEntry) return decodeUsage(bytes, entry, index);
-  const value = entry.findLast((field) => field.number === 2 && field.wireType === BYTES);
-  if (!value) throw new Malformed(`bucket_quota_usages entry ${index} has a key but no usage`);
-  return decodeUsage(bytes, fields(bytes, value.start, value.end), index);
+  const isMapEntry =
+    firstKeyWireType === VARINT ||
+    (firstKeyWireType < 0 &&
+      firstValue >= 0 &&
+      onlyValues &&
+      holdsMessageField1(bytes, firstValue, firstValueEnd));
+  if (!isMapEntry) return decodeUsage(bytes, start, end, index);
+  if (lastValue < 0) throw new Malformed(`bucket_quota_usages entry ${index} has a key but no usage`);
+  return decodeUsage(bytes, lastValue, lastValueEnd, index);
 }
 
-function decodeUsage(bytes: Uint8Array, usage: readonly Field[], index: number): BucketUsage {
+/** Whether the message in bytes[start, end) has a field 1 that is length-delimited (a usage's bucket_id). */
+function holdsMessageField1(bytes: Buffer, start: number, end: number): boolean {
+  const message = new Cursor(bytes, start, end);
+  while (!message.done) {
+    const tag = message.tag();
+    if (tag === TAG_1_BYTES) return true;
+    message.skip(tag);
+  }
+  return false;
+}
+
+function decodeUsage(bytes: Buffer, start: number, end: number, index: number): BucketUsage {
   let bucket: BucketPairs | undefined;
   let elapsedMs: number | undefined;
   let allowed = 0;
   let denied = 0;
-  for (const field of usage) {
-    if (field.number === 1 && field.wireType === BYTES) bucket = decodeBucketId(bytes, field);
-    else if (field.number === 2 && field.wireType === BYTES) elapsedMs = decodeDurationMs(bytes, field);
-    else if (field.number === 3 && field.wireType === VARINT) allowed = field.value;
-    else if (field.number === 4 && field.wireType === VARINT) denied = field.value;
+  const usage = new Cursor(bytes, start, end);
+  while (!usage.done) {
+    const tag = usage.tag();
+    if (tag === TAG_1_BYTES) {
+      const from = usage.delimited();
+      bucket = bucketIdAt(bytes, from, usage.at);
+    } else if (tag === TAG_2_BYTES) {
+      const from = usage.delimited();
+      elapsedMs = durationMsAt(bytes, from, usage.at);
+    } else if (tag === TAG_3_VARINT) allowed = usage.varint();
+    else if (tag === TAG_4_VARINT) denied = usage.varint();
+    else usage.skip(tag);
   }
   const where = `bucket_quota_usages[${index}]`;
   if (!bucket || bucket.length === 0)
@@ -146,30 +215,65 @@ function decodeUsage(bytes: Uint8Array, usage: readonly Field[], index: number):
   return { bucket, elapsedMs, allowed, denied };
 }
 
-function decodeBucketId(bytes: Uint8Array, field: Field): BucketPairs {
+/**
+ * BucketIds decoded before, by their bytes. A client sends the same bytes for a bucket report
+ * after report, so a bucket is decoded once and every later report of it yields the same pairs
+ * array, which the service keeps its subscription under. Past the bound the cache starts afresh.
+ */
+const bucketIds = new Map<string, BucketPairs>();
+const MAX_CACHED_BUCKET_IDS = 20_000;
+
+function bucketIdAt(bytes: Buffer, start: number, end: number): BucketPairs {
+  const raw = bytes.toString('latin1', start, end);
+  let pairs = bucketIds.get(raw);
+  if (!pairs) {
+    pairs = decodeBucketId(bytes, start, end);
+    if (bucketIds.size >= MAX_CACHED_BUCKET_IDS) bucketIds.clear();
+    bucketIds.set(raw, pairs);
+  }
+  return pairs;
+}
+
+function decodeBucketId(bytes: Buffer, start: number, end: number): BucketPairs {
   const pairs = new Map<string, string>();
-  for (const entry of fields(bytes, field.start, field.end)) {
-    if (entry.number !== 1 || entry.wireType !== BYTES) continue;
+  const bucketId = new Cursor(bytes, start, end);
+  while (!bucketId.done) {
+    const tag = bucketId.tag();
+    if (tag !== TAG_1_BYTES) {
+      bucketId.skip(tag);
+      continue;
+    }
+    const entryStart = bucketId.delimited();
+    const entry = new Cursor(bytes, entryStart, bucketId.at);
     let key = '';
     let value = '';
-    for (const part of fields(bytes, entry.start, entry.end)) {
-      if (part.wireType !== BYTES) continue;
-      if (part.number === 1) key = text(bytes, part, 'a bucket key');
-      else if (part.number === 2) value = text(bytes, part, 'a bucket value');
+    while (!entry.done) {
+      const part = entry.tag();
+      if (part === TAG_1_BYTES) {
+        const from = entry.delimited();
+        key = text(bytes, from, entry.at, 'a bucket key');
+      } else if (part === TAG_2_BYTES) {
+        const from = entry.delimited();
+        value = text(bytes, from, entry.at, 'a bucket value');
+      } else {
+        entry.skip(part);
+      }
     }
     // A map keeps the last value of a repeated key, as protobuf decoders do.
     pairs.set(key, value);
   }
-  return [...pairs];
+  return Object.freeze([...pairs]);
 }
 
-function decodeDurationMs(bytes: Uint8Array, field: Field): number {
+function durationMsAt(bytes: Buffer, start: number, end: number): number {
   let seconds = 0;
   let nanos = 0;
-  for (const part of fields(bytes, field.start, field.end)) {
-    if (part.wireType !== VARINT) continue;
-    if (part.number === 1) seconds = signed(part.value);
-    else if (part.number === 2) nanos = signed(part.value);
+  const duration = new Cursor(bytes, start, end);
+  while (!duration.done) {
+    const tag = duration.tag();
+    if (tag === TAG_1_VARINT) seconds = signed(duration.varint());
+    else if (tag === TAG_2_VARINT) nanos = signed(duration.varint());
+    else duration.skip(tag);
   }
   return seconds * 1000 + nanos / 1e6;
 }
@@ -225,62 +329,77 @@ class Writer {
 }
 
 function varintBytes(value: number): Uint8Array {
-  const out: number[] = [];
-  let rest = value;
-  while (rest >= 0x80) {
-    out.push((rest % 0x80) | 0x80);
-    rest = Math.floor(rest / 0x80);
-  }
-  out.push(rest);
-  return Uint8Array.from(out);
+  const out = new Uint8Array(varintSize(value));
+  writeVarint(out, 0, value);
+  return out;
 }
 
 /**
  * A RateLimitQuotaResponse of `actions`, each with its bucket_id. A stream answers the same
  * buckets with the same few strategies report after report, so each part is encoded once: a
  * bucket's BucketId per pairs array (the subscription keeps one), an assignment per strategy and
- * time to live (a bounded cache); a response only frames them.
+ * time to live; a response only frames them, in one buffer. The service sends a stream the same
+ * actions array again while its answer has not changed, which is then not encoded again.
  */
 export function encodeResponse(actions: readonly BucketAction[]): Buffer {
-  const parts: Uint8Array[] = [];
+  const cached = responses.get(actions);
+  if (cached) return cached;
+  const bucketIdParts = new Array<Buffer>(actions.length);
+  const bodies = new Array<Uint8Array>(actions.length);
   let size = 0;
-  for (const action of actions) {
+  for (let i = 0; i < actions.length; i++) {
+    const action = actions[i] as BucketAction;
     const bucketId = encodedBucketId(action.bucket);
     const body = action.kind === 'abandon' ? ABANDON : encodedAssignment(action.strategy, action.ttlMs);
+    bucketIdParts[i] = bucketId;
+    bodies[i] = body;
     const actionSize = 1 + varintSize(bucketId.length) + bucketId.length + body.length;
-    const head = Buffer.allocUnsafe(1 + varintSize(actionSize) + 1 + varintSize(bucketId.length));
-    let at = writeVarintAt(head, 0, TAG_ACTION);
-    at = writeVarintAt(head, at, actionSize);
-    at = writeVarintAt(head, at, TAG_BUCKET_ID);
-    writeVarintAt(head, at, bucketId.length);
-    parts.push(head, bucketId, body);
-    size += head.length + bucketId.length + body.length;
+    size += 1 + varintSize(actionSize) + actionSize;
   }
-  return Buffer.concat(parts, size);
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (let i = 0; i < actions.length; i++) {
+    const bucketId = bucketIdParts[i] as Buffer;
+    const body = bodies[i] as Uint8Array;
+    out[at++] = TAG_1_BYTES; // RateLimitQuotaResponse.bucket_action = 1
+    at = writeVarint(out, at, 1 + varintSize(bucketId.length) + bucketId.length + body.length);
+    out[at++] = TAG_1_BYTES; // BucketAction.bucket_id = 1
+    at = writeVarint(out, at, bucketId.length);
+    out.set(bucketId, at);
+    at += bucketId.length;
+    out.set(body, at);
+    at += body.length;
+  }
+  responses.set(actions, out);
+  return out;
 }
 
-const TAG_ACTION = (1 << 3) | BYTES; // RateLimitQuotaResponse.bucket_action = 1
-const TAG_BUCKET_ID = (1 << 3) | BYTES; // BucketAction.bucket_id = 1
+/** Responses encoded, by their actions array (kept while the service holds the array). */
+const responses = new WeakMap<readonly BucketAction[], Buffer>();
 /** BucketAction.abandon_action = 3, an empty message. */
 const ABANDON = Uint8Array.of((3 << 3) | BYTES, 0);
-const bucketIds = new WeakMap<BucketPairs, Buffer>();
+const bucketIdBytes = new WeakMap<BucketPairs, Buffer>();
+/** The assignment last encoded for a strategy object: the service keeps a bucket's strategy while it holds. */
+const assignmentOf = new WeakMap<Strategy, { readonly ttlMs: number; readonly bytes: Buffer }>();
 const assignments = new Map<string, Buffer>();
 /** Distinct strategy and TTL pairs kept encoded; past it the cache starts afresh. */
 const MAX_ASSIGNMENTS = 10_000;
 
 function encodedBucketId(pairs: BucketPairs): Buffer {
-  let bytes = bucketIds.get(pairs);
+  let bytes = bucketIdBytes.get(pairs);
   if (!bytes) {
     const writer = new Writer();
     for (const [key, value] of pairs) writer.message(1, (entry) => entry.string(1, key).string(2, value));
     bytes = writer.finish();
-    bucketIds.set(pairs, bytes);
+    bucketIdBytes.set(pairs, bytes);
   }
   return bytes;
 }
 
 /** BucketAction.quota_assignment_action = 2, with its tag and length. */
 function encodedAssignment(strategy: Strategy, ttlMs: number): Buffer {
+  const last = assignmentOf.get(strategy);
+  if (last?.ttlMs === ttlMs) return last.bytes;
   const key = `${strategyKey(strategy)}@${ttlMs}`;
   let bytes = assignments.get(key);
   if (!bytes) {
@@ -293,24 +412,8 @@ function encodedAssignment(strategy: Strategy, ttlMs: number): Buffer {
     if (assignments.size >= MAX_ASSIGNMENTS) assignments.clear();
     assignments.set(key, bytes);
   }
+  assignmentOf.set(strategy, { ttlMs, bytes });
   return bytes;
-}
-
-function varintSize(value: number): number {
-  let size = 1;
-  for (let rest = value; rest >= 0x80; rest = Math.floor(rest / 0x80)) size++;
-  return size;
-}
-
-function writeVarintAt(out: Buffer, start: number, value: number): number {
-  let at = start;
-  let rest = value;
-  while (rest >= 0x80) {
-    out[at++] = (rest % 0x80) | 0x80;
-    rest = Math.floor(rest / 0x80);
-  }
-  out[at++] = rest;
-  return at;
 }
 
 function writeDuration(writer: Writer, ms: number): void {

@@ -73,26 +73,44 @@ export function addQuotaService(server: Server, quota: QuotaService, stats: Stat
         });
         return;
       }
-      // One report at a time, in arrival order.
-      let queue: Promise<void> = Promise.resolve();
-      call.on('data', (decoded: DecodedReport) => {
-        queue = queue.then(() => {
-          if (ended) return;
-          if ('problem' in decoded) {
-            fail(new QuotaStreamError('INVALID_ARGUMENT', decoded.problem));
-            return;
-          }
-          return take(quota, stream, decoded, call).catch(fail);
+      // One report at a time, in arrival order: a report the service answers at once is taken at
+      // once; while one waits on the store, the reports after it queue behind it.
+      let waiting: Promise<void> | undefined;
+      const queue = (next: Promise<void>) => {
+        const queued = next.finally(() => {
+          if (waiting === queued) waiting = undefined;
         });
+        waiting = queued;
+      };
+      const takeReport = (decoded: DecodedReport): Promise<void> | undefined => {
+        if (ended) return;
+        if ('problem' in decoded) {
+          fail(new QuotaStreamError('INVALID_ARGUMENT', decoded.problem));
+          return;
+        }
+        try {
+          return take(quota, stream, decoded, call)?.catch(fail);
+        } catch (error) {
+          fail(error);
+        }
+      };
+      const finish = () => {
+        quota.close(stream);
+        if (!ended) {
+          ended = true;
+          call.end();
+        }
+      };
+      call.on('data', (decoded: DecodedReport) => {
+        if (waiting) queue(waiting.then(() => takeReport(decoded)));
+        else {
+          const taking = takeReport(decoded);
+          if (taking) queue(taking);
+        }
       });
       call.on('end', () => {
-        queue = queue.then(() => {
-          quota.close(stream);
-          if (!ended) {
-            ended = true;
-            call.end();
-          }
-        });
+        if (waiting) queue(waiting.then(finish));
+        else finish();
       });
       const forget = () => {
         ended = true;
@@ -108,7 +126,12 @@ export function addQuotaService(server: Server, quota: QuotaService, stats: Stat
 /** The method's full name, which the span of each report carries. */
 const SPAN_NAME = `${RLQS_SERVICE}/${METHOD}`;
 
-function take(quota: QuotaService, stream: QuotaStream, report: UsageReport, call: Call): Promise<void> {
+function take(
+  quota: QuotaService,
+  stream: QuotaStream,
+  report: UsageReport,
+  call: Call,
+): Promise<void> | undefined {
   if (!isTracingActive()) return quota.report(stream, report);
   return withSpan(
     SPAN_NAME,
@@ -123,6 +146,8 @@ function take(quota: QuotaService, stream: QuotaStream, report: UsageReport, cal
         'rlqs.buckets': report.usages.length,
       },
     },
-    () => quota.report(stream, report),
+    async () => {
+      await quota.report(stream, report);
+    },
   );
 }

@@ -1,10 +1,10 @@
-import type { DemandStore, DemandWrite } from '../backends/demand.js';
+import type { DemandEntry, DemandStore, DemandWrite } from '../backends/demand.js';
 import { bucketDescriptor, matchBucket } from '../config/bucket-match.js';
 import type { RateLimitConfig } from '../config/tree.js';
 import type { Logger } from '../log.js';
 import type { Entry } from '../protocol/messages.js';
 import { assign } from '../quota/assign.js';
-import { quotaOf, type Strategy, strategyKey } from '../quota/strategy.js';
+import { type BucketQuota, quotaOf, type Strategy, sameStrategy } from '../quota/strategy.js';
 import { sanitizeStatName } from '../stats/names.js';
 import type { Counter, StatStore } from '../stats/store.js';
 import {
@@ -52,13 +52,17 @@ const DEMAND_TOLERANCE = 0.1;
 interface Subscription {
   readonly key: string;
   readonly pairs: BucketPairs;
+  /** The pairs arrays reports have named this bucket by (the codec keeps one per distinct BucketId bytes). */
+  readonly aliases: BucketPairs[];
+  readonly bucket: Bucket;
+  /** The number of the stream's report that last named it, to find a bucket a report names twice. */
+  namedIn: number;
   perSecond: number;
   /** The demand last written to the store (NaN before the first): a report that moves it less than DEMAND_TOLERANCE is only renewed. */
   sharedPerSecond: number;
   lastReportMs: number;
   /** The strategy last sent, to send again only on a change, a report, or with TTL 0. */
   sent: Strategy | undefined;
-  sentKey: string | undefined;
 }
 
 /** One open stream: its client id in the demand store, its domain once named, its buckets. */
@@ -68,8 +72,30 @@ export interface QuotaStream {
   readonly sink: QuotaSink;
   domain: string | undefined;
   readonly subscriptions: Map<string, Subscription>;
+  /** The same subscriptions by the pairs arrays reports name them by: a known bucket is found without building its key. */
+  readonly byPairs: Map<BucketPairs, Subscription>;
+  /** The stream's last answer to a report, sent again as it is while nothing in it changed. */
+  lastAnswer: Answer | undefined;
+  /** Reports taken, numbering them for Subscription.namedIn. */
+  reportsTaken: number;
+  /**
+   * At most the last report time of each of its buckets (reports only move those later): a
+   * rebalance looks through the stream's buckets for idle ones only when this is old enough.
+   */
+  oldestReportMs: number;
+  /** The stats of the stream's domain under the config they were looked up in. */
+  domainStats: { readonly config: RateLimitConfig | undefined; readonly stats: DomainStats } | undefined;
   closed: boolean;
 }
+
+interface Answer {
+  readonly subscriptions: readonly Subscription[];
+  readonly actions: readonly BucketAction[];
+  readonly ttlMs: number;
+}
+
+/** The aliases a subscription keeps at most: a client naming one bucket by ever more key orders gets no more. */
+const MAX_ALIASES = 4;
 
 /** A bucket of this instance with the streams that report it. */
 interface Bucket {
@@ -78,13 +104,17 @@ interface Bucket {
   readonly streams: Set<QuotaStream>;
   /** The config the bucket was last shared out with: after a reload a report shares it out again. */
   sharedWith: RateLimitConfig | undefined;
+  /** The bucket's quota under the config it was looked up in: a rebalance looks it up again only after a reload. */
+  quota: { readonly config: RateLimitConfig | undefined; readonly quota: BucketQuota } | undefined;
+  /** The demands and quota it was last shared out with: the same again give the same shares, sent already. */
+  sharedOut: { readonly entries: readonly DemandEntry[]; readonly quota: BucketQuota } | undefined;
 }
 
-/** A bucket as one report names it. */
+/** A bucket a report names that its stream has not subscribed to yet. */
 interface Named {
+  readonly key: string;
   readonly pairs: BucketPairs;
   readonly descriptor: readonly Entry[];
-  readonly usage: BucketUsage;
 }
 
 interface DomainStats {
@@ -106,7 +136,8 @@ export const RLQS_STAT_ROOT = 'ratelimit.service.rlqs.';
  * again, idle buckets abandoned, and clients whose share changed are sent their new one.
  */
 export class QuotaService {
-  private readonly streams = new Set<QuotaStream>();
+  /** Open streams by client id. */
+  private readonly streams = new Map<string, QuotaStream>();
   private readonly buckets = new Map<string, Bucket>();
   private readonly domainStats = new Map<string, DomainStats>();
   private readonly refusedStreams: Counter;
@@ -116,6 +147,10 @@ export class QuotaService {
   private timer: NodeJS.Timeout | undefined;
   private rebalancing: Promise<void> | undefined;
   private stopping = false;
+  /** Buckets a client's demand moved in since they were last shared out. */
+  private readonly moved = new Set<string>();
+  /** The config of the last rebalance that looked for buckets shared out under another. */
+  private sweptConfig: RateLimitConfig | undefined;
   /** Removals (and share-outs) of closed streams still under way. */
   private readonly pending = new Set<Promise<void>>();
 
@@ -159,51 +194,110 @@ export class QuotaService {
       sink,
       domain: undefined,
       subscriptions: new Map(),
+      byPairs: new Map(),
+      lastAnswer: undefined,
+      reportsTaken: 0,
+      oldestReportMs: this.nowMs(),
+      domainStats: undefined,
       closed: false,
     };
-    this.streams.add(stream);
+    this.streams.set(stream.client, stream);
     return stream;
   }
 
   /**
    * Takes one report: subscribes its new buckets and answers with the assignments of every bucket
    * it names. Throws a QuotaStreamError (before any state changes) for a report the stream must be
-   * ended for; a store failure is counted and logged, and the stream goes on.
+   * ended for; a store failure is counted and logged, and the stream goes on. A report answered
+   * with the strategies in force is done on return; one that needs a share-out returns its promise.
    */
-  async report(stream: QuotaStream, report: UsageReport): Promise<void> {
+  report(stream: QuotaStream, report: UsageReport): Promise<void> | undefined {
     if (stream.closed) return;
     const domain = this.domainOf(stream, report);
     const now = this.nowMs();
-    const named = new Map<string, Named>();
-    for (const usage of report.usages) {
-      const descriptor = bucketDescriptor(usage.bucket);
-      const key = bucketKey(domain, descriptor);
-      // A bucket named twice in one report counts the usage of its last mention.
-      named.set(key, { pairs: usage.bucket, descriptor, usage });
+    // The buckets the stream knows by these pairs arrays; the others are looked for by key, and
+    // the bounds checked for the new ones, before anything changes.
+    const usages = report.usages;
+    const named = new Array<Subscription | undefined>(usages.length);
+    let unknown = false;
+    for (let i = 0; i < usages.length; i++) {
+      named[i] = stream.byPairs.get((usages[i] as BucketUsage).bucket);
+      if (!named[i]) unknown = true;
     }
-    this.checkBounds(stream, named.keys());
+    const fresh = unknown ? this.freshBuckets(stream, domain, usages) : undefined;
+    if (fresh) this.checkBounds(stream, fresh);
     if (stream.domain === undefined) {
       stream.domain = domain;
-      this.statsOf(domain).streams.inc();
+      this.statsOf(stream).streams.inc();
     }
-    this.statsOf(domain).reports.inc();
+    this.statsOf(stream).reports.inc();
+    if (fresh) for (const named of fresh.values()) this.subscribe(stream, domain, named);
+    // A bucket named twice in one report counts the usage of its last mention.
+    const number = ++stream.reportsTaken;
     let settled = true;
-    for (const [key, bucket] of named) {
-      const subscription = this.subscribe(stream, domain, key, bucket);
-      const { allowed, denied, elapsedMs } = bucket.usage;
-      subscription.perSecond = ((allowed + denied) * 1000) / elapsedMs;
+    let distinct = true;
+    for (let i = 0; i < usages.length; i++) {
+      const usage = usages[i] as BucketUsage;
+      const subscription = named[i] ?? this.subscriptionOf(stream, domain, usage.bucket);
+      if (subscription.namedIn === number) distinct = false;
+      subscription.namedIn = number;
+      subscription.perSecond = ((usage.allowed + usage.denied) * 1000) / usage.elapsedMs;
+      if (subscription.perSecond !== subscription.sharedPerSecond) this.moved.add(subscription.key);
       subscription.lastReportMs = now;
-      if (settled && !this.isSettled(key, subscription)) settled = false;
+      named[i] = subscription;
     }
-    if (settled) this.renew(stream, named.keys(), now);
-    else await this.shareOut([...named.keys()], stream);
+    const subscriptions = (distinct ? named : [...new Set(named)]) as Subscription[];
+    for (const subscription of subscriptions) {
+      if (!this.isSettled(subscription)) {
+        settled = false;
+        break;
+      }
+    }
+    if (settled) {
+      this.renew(stream, subscriptions, now);
+      return;
+    }
+    return this.shareOut(
+      subscriptions.map((subscription) => subscription.key),
+      stream,
+    );
+  }
+
+  /** The buckets of `usages` the stream has not subscribed to, by key; undefined when there are none. */
+  private freshBuckets(
+    stream: QuotaStream,
+    domain: string,
+    usages: readonly BucketUsage[],
+  ): Map<string, Named> | undefined {
+    let fresh: Map<string, Named> | undefined;
+    for (const usage of usages) {
+      if (stream.byPairs.has(usage.bucket)) continue;
+      const descriptor = bucketDescriptor(usage.bucket);
+      const key = bucketKey(domain, descriptor);
+      if (stream.subscriptions.has(key)) continue;
+      fresh ??= new Map();
+      if (!fresh.has(key)) fresh.set(key, { key, pairs: usage.bucket, descriptor });
+    }
+    return fresh;
+  }
+
+  /** The stream's subscription to the bucket `pairs` names (subscribed already). */
+  private subscriptionOf(stream: QuotaStream, domain: string, pairs: BucketPairs): Subscription {
+    const known = stream.byPairs.get(pairs);
+    if (known) return known;
+    const subscription = stream.subscriptions.get(bucketKey(domain, bucketDescriptor(pairs))) as Subscription;
+    if (subscription.aliases.length < MAX_ALIASES) {
+      subscription.aliases.push(pairs);
+      stream.byPairs.set(pairs, subscription);
+    }
+    return subscription;
   }
 
   /** The stream ended: its buckets are freed in the store and shared out again among the others. */
   close(stream: QuotaStream): void {
     if (stream.closed) return;
     stream.closed = true;
-    this.streams.delete(stream);
+    this.streams.delete(stream.client);
     const keys = [...stream.subscriptions.keys()];
     const removals = keys.map((key) => this.unsubscribe(stream, key));
     const removed = this.demand.remove(removals);
@@ -232,7 +326,7 @@ export class QuotaService {
    */
   expireAll(): void {
     this.draining = true;
-    for (const stream of this.streams) {
+    for (const stream of this.streams.values()) {
       const actions: BucketAction[] = [];
       for (const subscription of stream.subscriptions.values()) {
         if (subscription.sent) {
@@ -247,7 +341,7 @@ export class QuotaService {
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.timer) clearInterval(this.timer);
-    for (const stream of [...this.streams]) {
+    for (const stream of [...this.streams.values()]) {
       this.close(stream);
       stream.sink.end();
     }
@@ -263,22 +357,27 @@ export class QuotaService {
   private async runRebalance(): Promise<void> {
     const now = this.nowMs();
     const removals: { bucket: string; client: string }[] = [];
-    for (const stream of this.streams) {
+    for (const stream of this.streams.values()) {
+      if (now - stream.oldestReportMs < this.options.abandonAfterMs) continue;
       const abandoned: BucketAction[] = [];
-      for (const [key, subscription] of stream.subscriptions) {
-        if (now - subscription.lastReportMs < this.options.abandonAfterMs) continue;
+      let oldest = now;
+      for (const subscription of stream.subscriptions.values()) {
+        if (now - subscription.lastReportMs < this.options.abandonAfterMs) {
+          oldest = Math.min(oldest, subscription.lastReportMs);
+          continue;
+        }
         abandoned.push({ kind: 'abandon', bucket: subscription.pairs });
-        removals.push(this.unsubscribe(stream, key));
+        removals.push(this.unsubscribe(stream, subscription.key));
       }
+      stream.oldestReportMs = oldest;
       if (abandoned.length > 0) {
-        this.statsOf(stream.domain as string).abandons.inc(abandoned.length);
+        this.statsOf(stream).abandons.inc(abandoned.length);
         stream.sink.send(abandoned);
       }
     }
     try {
       if (removals.length > 0) await this.demand.remove(removals);
-      const keys = [...this.buckets.keys()];
-      await this.shareOut(this.demand.shared ? keys : keys.filter((key) => this.hasChanged(key)), undefined);
+      await this.shareOut(this.demand.shared ? [...this.buckets.keys()] : this.changedBuckets(), undefined);
     } catch (error) {
       this.storeFailed(error);
     }
@@ -289,6 +388,7 @@ export class QuotaService {
    * client its share when it changed, or (for `renew`, the stream that just reported) always.
    */
   private async shareOut(keys: readonly string[], renew: QuotaStream | undefined): Promise<void> {
+    for (const key of keys) this.moved.delete(key);
     const live = keys.filter((key) => this.buckets.has(key));
     if (live.length === 0) return;
     const writes = [];
@@ -308,6 +408,8 @@ export class QuotaService {
         this.options.rebalanceIntervalMs * ENTRY_TTL_INTERVALS,
       );
     } catch (error) {
+      // The next rebalance tries these buckets again.
+      for (const key of live) this.moved.add(key);
       this.storeFailed(error);
       return;
     }
@@ -318,76 +420,103 @@ export class QuotaService {
       if (!bucket) return;
       bucket.sharedWith = config;
       const entries = demands[i] ?? [];
-      const quota = quotaOf(
-        matchBucket(config, bucket.domain, bucket.descriptor),
-        this.options.globalShadowMode,
-      );
+      const quota = this.quotaOf(bucket, config);
+      const renewsHere = renew !== undefined && bucket.streams.has(renew);
+      if (!renewsHere && bucket.sharedOut?.quota === quota && sameEntries(bucket.sharedOut.entries, entries))
+        return;
+      bucket.sharedOut = { entries, quota };
       const strategies = assign(quota, entries);
-      const byClient = new Map(entries.map((entry, j) => [entry.client, strategies[j] as Strategy]));
-      for (const stream of bucket.streams) {
-        const strategy = byClient.get(stream.client);
-        const subscription = stream.subscriptions.get(key);
-        if (!strategy || !subscription) continue;
-        const strategyId = strategyKey(strategy);
-        if (stream !== renew && strategyId === subscription.sentKey) continue;
+      entries.forEach((entry, j) => {
+        // The entries of other instances' clients are shared out here too, and sent there.
+        const stream = this.streams.get(entry.client);
+        const subscription = stream?.subscriptions.get(key);
+        if (!stream || !subscription) return;
+        const strategy = strategies[j] as Strategy;
+        if (stream !== renew && sameStrategy(strategy, subscription.sent)) return;
         subscription.sent = strategy;
-        subscription.sentKey = strategyId;
         const ttlMs = this.draining ? 0 : this.options.assignmentTtlMs;
         const actions = outbox.get(stream) ?? [];
         actions.push({ kind: 'assign', bucket: subscription.pairs, strategy, ttlMs });
         outbox.set(stream, actions);
-      }
+      });
     });
     for (const [stream, actions] of outbox) {
       this.send(stream, actions);
-      this.statsOf(stream.domain as string).assignments.inc(actions.length);
+      this.statsOf(stream).assignments.inc(actions.length);
     }
+  }
+
+  /** The bucket's quota under `config`. */
+  private quotaOf(bucket: Bucket, config: RateLimitConfig | undefined): BucketQuota {
+    if (bucket.quota?.config !== config) {
+      const quota = quotaOf(
+        matchBucket(config, bucket.domain, bucket.descriptor),
+        this.options.globalShadowMode,
+      );
+      bucket.quota = { config, quota };
+    }
+    return (bucket.quota as { quota: BucketQuota }).quota;
   }
 
   /**
-   * Whether a bucket must be shared out again when no other instance writes the store: its config
-   * or one of its clients' demand changed since it last was (joins and leaves share out at once).
+   * The buckets to share out again when no other instance writes the store: after a reload every
+   * bucket shared out under another config, otherwise those a client's demand moved in since they
+   * last were (joins and leaves share out at once).
    */
-  private hasChanged(key: string): boolean {
-    const bucket = this.buckets.get(key) as Bucket;
-    if (bucket.sharedWith !== this.config.current) return true;
-    for (const stream of bucket.streams) {
-      const subscription = stream.subscriptions.get(key) as Subscription;
-      if (subscription.perSecond !== subscription.sharedPerSecond) return true;
-    }
-    return false;
+  private changedBuckets(): string[] {
+    const config = this.config.current;
+    if (config === this.sweptConfig) return [...this.moved];
+    this.sweptConfig = config;
+    const keys = new Set(this.moved);
+    for (const [key, bucket] of this.buckets) if (bucket.sharedWith !== config) keys.add(key);
+    return [...keys];
   }
 
   /** Whether a report of this bucket can be answered with the strategy in force (DEMAND_TOLERANCE). */
-  private isSettled(key: string, subscription: Subscription): boolean {
-    if (!subscription.sent || this.buckets.get(key)?.sharedWith !== this.config.current) return false;
+  private isSettled(subscription: Subscription): boolean {
+    if (!subscription.sent || subscription.bucket.sharedWith !== this.config.current) return false;
     const before = subscription.sharedPerSecond;
     return Math.abs(subscription.perSecond - before) <= DEMAND_TOLERANCE * Math.max(before, 1);
   }
 
   /**
-   * Answers a report with the strategies in force, renewing their time to live, and leaves the
-   * new demands in the store (not waited for) for every instance's next rebalance.
+   * Answers a report with the strategies in force, renewing their time to live. A stream reporting
+   * the same buckets with the same strategies is sent its last answer again, which the codec does
+   * not encode again. In a store other instances share, the demands are written (not waited for),
+   * so that every instance's next rebalance shares out the same demands; a store of this instance
+   * alone is written by the next rebalance itself, which writes every local client's demand for
+   * each bucket before it reads.
    */
-  private renew(stream: QuotaStream, keys: Iterable<string>, nowMs: number): void {
-    const ttlMs = this.draining ? 0 : this.options.assignmentTtlMs;
-    const actions: BucketAction[] = [];
-    const writes: DemandWrite[] = [];
-    for (const key of keys) {
-      const subscription = stream.subscriptions.get(key) as Subscription;
-      actions.push({
-        kind: 'assign',
-        bucket: subscription.pairs,
-        strategy: subscription.sent as Strategy,
-        ttlMs,
-      });
-      writes.push({ bucket: key, client: stream.client, perSecond: subscription.perSecond });
+  private renew(stream: QuotaStream, subscriptions: readonly Subscription[], nowMs: number): void {
+    if (this.demand.shared) {
+      const writes = subscriptions.map(
+        (subscription): DemandWrite => ({
+          bucket: subscription.key,
+          client: stream.client,
+          perSecond: subscription.perSecond,
+        }),
+      );
+      this.demand
+        .write(writes, nowMs, this.options.rebalanceIntervalMs * ENTRY_TTL_INTERVALS)
+        .catch((error: unknown) => this.storeFailed(error));
     }
-    this.demand
-      .write(writes, nowMs, this.options.rebalanceIntervalMs * ENTRY_TTL_INTERVALS)
-      .catch((error: unknown) => this.storeFailed(error));
-    this.send(stream, actions);
-    this.statsOf(stream.domain as string).assignments.inc(actions.length);
+    const ttlMs = this.draining ? 0 : this.options.assignmentTtlMs;
+    let answer = stream.lastAnswer;
+    if (!answer || !isSameAnswer(answer, subscriptions, ttlMs)) {
+      answer = {
+        subscriptions,
+        ttlMs,
+        actions: subscriptions.map((subscription) => ({
+          kind: 'assign',
+          bucket: subscription.pairs,
+          strategy: subscription.sent as Strategy,
+          ttlMs,
+        })),
+      };
+      stream.lastAnswer = answer;
+    }
+    this.send(stream, answer.actions);
+    this.statsOf(stream).assignments.inc(answer.actions.length);
   }
 
   private send(stream: QuotaStream, actions: readonly BucketAction[]): void {
@@ -411,12 +540,10 @@ export class QuotaService {
     return stream.domain;
   }
 
-  private checkBounds(stream: QuotaStream, keys: Iterable<string>): void {
-    let newForStream = 0;
+  private checkBounds(stream: QuotaStream, fresh: ReadonlyMap<string, Named>): void {
+    const newForStream = fresh.size;
     let newForInstance = 0;
-    for (const key of keys) {
-      if (stream.subscriptions.has(key)) continue;
-      newForStream++;
+    for (const key of fresh.keys()) {
       if (!this.buckets.has(key)) newForInstance++;
     }
     if (stream.subscriptions.size + newForStream > this.options.maxBucketsPerStream) {
@@ -433,29 +560,39 @@ export class QuotaService {
     }
   }
 
-  private subscribe(stream: QuotaStream, domain: string, key: string, named: Named): Subscription {
-    let subscription = stream.subscriptions.get(key);
-    if (subscription) return subscription;
-    subscription = {
-      key,
-      pairs: named.pairs,
-      perSecond: 0,
-      sharedPerSecond: Number.NaN,
-      lastReportMs: 0,
-      sent: undefined,
-      sentKey: undefined,
-    };
-    stream.subscriptions.set(key, subscription);
+  private subscribe(stream: QuotaStream, domain: string, named: Named): void {
+    const { key, pairs, descriptor } = named;
     let bucket = this.buckets.get(key);
     if (!bucket) {
-      bucket = { domain, descriptor: named.descriptor, streams: new Set(), sharedWith: undefined };
+      bucket = {
+        domain,
+        descriptor,
+        streams: new Set(),
+        sharedWith: undefined,
+        quota: undefined,
+        sharedOut: undefined,
+      };
       this.buckets.set(key, bucket);
     }
     bucket.streams.add(stream);
-    return subscription;
+    const subscription: Subscription = {
+      key,
+      pairs,
+      aliases: [pairs],
+      bucket,
+      perSecond: 0,
+      sharedPerSecond: Number.NaN,
+      namedIn: 0,
+      lastReportMs: 0,
+      sent: undefined,
+    };
+    stream.subscriptions.set(key, subscription);
+    stream.byPairs.set(pairs, subscription);
   }
 
   private unsubscribe(stream: QuotaStream, key: string): { bucket: string; client: string } {
+    const subscription = stream.subscriptions.get(key);
+    for (const pairs of subscription?.aliases ?? []) stream.byPairs.delete(pairs);
     stream.subscriptions.delete(key);
     const bucket = this.buckets.get(key);
     bucket?.streams.delete(stream);
@@ -463,8 +600,17 @@ export class QuotaService {
     return { bucket: key, client: stream.client };
   }
 
+  /** The stats of a stream's domain, looked up again after a reload. */
+  private statsOf(stream: QuotaStream): DomainStats {
+    const config = this.config.current;
+    if (stream.domainStats?.config !== config) {
+      stream.domainStats = { config, stats: this.domainStatsOf(stream.domain as string) };
+    }
+    return (stream.domainStats as { stats: DomainStats }).stats;
+  }
+
   /** A domain's stats; a domain the config in force does not name counts under `unknown_domain`. */
-  private statsOf(domain: string): DomainStats {
+  private domainStatsOf(domain: string): DomainStats {
     const name = this.config.current?.domains.has(domain) ? domain : 'unknown_domain';
     let found = this.domainStats.get(name);
     if (!found) {
@@ -484,6 +630,28 @@ export class QuotaService {
     this.storeErrors.inc();
     this.log.error(`rlqs: ${(error as Error).message}`);
   }
+}
+
+function sameEntries(a: readonly DemandEntry[], b: readonly DemandEntry[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as DemandEntry;
+    const y = b[i] as DemandEntry;
+    if (x.client !== y.client || x.perSecond !== y.perSecond) return false;
+  }
+  return true;
+}
+
+/** Whether `answer` holds the strategies in force of exactly `subscriptions`, with this TTL. */
+function isSameAnswer(answer: Answer, subscriptions: readonly Subscription[], ttlMs: number): boolean {
+  if (answer.ttlMs !== ttlMs || answer.subscriptions.length !== subscriptions.length) return false;
+  for (let i = 0; i < subscriptions.length; i++) {
+    const subscription = subscriptions[i] as Subscription;
+    if (answer.subscriptions[i] !== subscription) return false;
+    const action = answer.actions[i] as BucketAction;
+    if (action.kind !== 'assign' || action.strategy !== subscription.sent) return false;
+  }
+  return true;
 }
 
 /** A bucket's key in this instance and in the demand store: its domain and its sorted pairs. */

@@ -143,7 +143,8 @@ export function decodeResponse(bytes: Buffer): Action[] {
   });
 }
 
-const QuotaClient = makeGenericClientConstructor(
+/** A RateLimitQuotaService client whose messages are raw bytes (also the RLQS benchmark's, bench/scenarios/rlqs.ts). */
+export const QuotaClient = makeGenericClientConstructor(
   {
     StreamRateLimitQuotas: {
       path: '/envoy.service.rate_limit_quota.v3.RateLimitQuotaService/StreamRateLimitQuotas',
@@ -157,6 +158,16 @@ const QuotaClient = makeGenericClientConstructor(
   },
   'RateLimitQuotaService',
 );
+
+/** Opens a StreamRateLimitQuotas call of raw byte messages on `client`. */
+export function openQuotaCall(
+  client: InstanceType<typeof QuotaClient>,
+  metadata: Metadata = new Metadata(),
+): ClientDuplexStream<Buffer, Buffer> {
+  return (
+    client as unknown as { StreamRateLimitQuotas(metadata: Metadata): ClientDuplexStream<Buffer, Buffer> }
+  ).StreamRateLimitQuotas(metadata);
+}
 
 /**
  * One RLQS stream as a test sees it: `send` raw reports, `next()` waits for the next response
@@ -175,11 +186,7 @@ export class QuotaStreamClient {
     metadata: Metadata = new Metadata(),
   ) {
     this.client = new QuotaClient(address, credentials);
-    this.call = (
-      this.client as unknown as {
-        StreamRateLimitQuotas(metadata: Metadata): ClientDuplexStream<Buffer, Buffer>;
-      }
-    ).StreamRateLimitQuotas(metadata);
+    this.call = openQuotaCall(this.client, metadata);
     this.call.on('data', (bytes: Buffer) => {
       const actions = decodeResponse(bytes);
       const waiter = this.waiters.shift();
