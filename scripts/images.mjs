@@ -99,7 +99,7 @@ function main(argv) {
           version: manifest.version,
           source: sourceUrl(),
           licenses: manifest.license ?? rootManifest.license ?? 'NOASSERTION',
-        }).flatMap(([key, value]) => ['--label', `org.opencontainers.image.${key}=${value}`]),
+        }).flatMap(([key, value]) => ['--build-arg', `${key.toUpperCase()}=${value}`]),
         ...(process.env.NODE_EXTRA_CA_CERTS
           ? ['--secret', `id=npm_ca,src=${process.env.NODE_EXTRA_CA_CERTS}`]
           : []),
