@@ -7,6 +7,7 @@ import { EnvReader } from './env-reader.js';
 import { SettingsError } from './errors.js';
 import type { LimiterOptions } from './limiter/limiter.js';
 import type { LogLevel } from './log.js';
+import { LOG_FORMATS, type LogFormat } from './observability/logger.js';
 import type { TracingSettings } from './observability/tracing.js';
 import type { ConfigSettings } from './provider/index.js';
 import type { XdsProviderSettings } from './provider/xds/sotw-provider.js';
@@ -53,7 +54,8 @@ export interface Settings {
   readonly localCacheSizeInBytes: number;
   readonly service: ServiceOptions;
   readonly backend: BackendSettings;
-  readonly log: { readonly level: LogLevel; readonly format: 'text' | 'json' };
+  /** format: LOG_FORMAT when set; undefined follows the log's output (see resolveLogFormat). */
+  readonly log: { readonly level: LogLevel; readonly format: LogFormat | undefined };
   readonly stats: {
     readonly store: StatStoreOptions;
     readonly sink: StatSinkSettings;
@@ -259,7 +261,8 @@ function readLog(read: EnvReader): Settings['log'] {
       `'${levelName}' is not one of trace, debug, info, warn, error, fatal, panic`,
     );
   }
-  return { level, format: read.oneOf('LOG_FORMAT', 'text', ['text', 'json']) };
+  const format = read.raw('LOG_FORMAT') ? read.oneOf('LOG_FORMAT', 'text', LOG_FORMATS) : undefined;
+  return { level, format };
 }
 
 function readStats(read: EnvReader, logLevel: LogLevel): Settings['stats'] {

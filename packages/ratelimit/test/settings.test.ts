@@ -64,7 +64,8 @@ test('defaults follow the reference, with the project decisions', () => {
     () => readSettings({ GRPC_HANDSHAKE_TIMEOUT: '0s' }),
     /GRPC_HANDSHAKE_TIMEOUT: must be at least 1ms/,
   );
-  assert.deepEqual(settings.log, { level: 'warn', format: 'text' });
+  // No LOG_FORMAT: the logger picks text on a terminal, JSON otherwise (resolveLogFormat).
+  assert.deepEqual(settings.log, { level: 'warn', format: undefined });
   assert.equal(settings.stats.sink.useStatsd, true);
   assert.equal(settings.stats.sink.statsdHost, 'localhost');
   assert.equal(settings.stats.flushIntervalMs, 10_000);
