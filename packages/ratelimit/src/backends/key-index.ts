@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { KeyArena } from './key-arena.js';
 
 const EMPTY = 0;
 const MIN_TABLE = 1024;
@@ -10,10 +11,11 @@ const SUSPICIOUS_PROBE = 128;
 
 /**
  * Key → slot lookup for the memory store: an open-addressing hash table (linear probing,
- * backward-shift deletion) of slot numbers in an Int32Array, with each slot's key and hash kept
- * in slot-indexed arrays. A JavaScript Map costs 28–30 bytes an entry and still needs a slot →
- * key array (8) to find a key from the slot that eviction picks; this index costs 4 bytes of
- * hash per slot and 4–16 of table per key (8 at a million keys), and is that slot → key array.
+ * backward-shift deletion) of slot numbers in an Int32Array, with each slot's hash in a
+ * slot-indexed array and its key in a KeyArena (bytes outside the heap, so no garbage when keys
+ * go). A JavaScript Map costs 28–30 bytes an entry and still needs a slot → key array (8) to find
+ * a key from the slot that eviction picks; this index costs 4 bytes of hash per slot and 4–16 of
+ * table per key (8 at a million keys), and the arena is that slot → key array.
  *
  * The hash is keyed (HalfSipHash-1-3, a pseudo-random function of its key) with a secret random
  * key, so a client cannot choose keys that collide: the multiply-xor hash with a seed used before
@@ -30,16 +32,42 @@ export class KeyIndex {
   /** The last key `find` looked up and its hash: a miss is followed by the insert of that key. */
   private lastKey = '';
   private lastHash = 0;
-  /** Per slot: its key ('' when free) and the key's hash. */
-  private keys: string[] = [];
+  private readonly keys: KeyArena;
+  /** Per slot: its key's hash. */
   private hashes: Uint32Array;
 
-  constructor(slotCapacity: number) {
+  constructor(slotCapacity: number, keyBytes: number) {
     this.hashes = new Uint32Array(slotCapacity);
+    this.keys = new KeyArena(keyBytes, slotCapacity);
   }
 
   get size(): number {
     return this.count;
+  }
+
+  /**
+   * The bytes of the lookup table, with `moreKeys` more filed (it doubles past half full). Resident:
+   * keys land at random positions, so every page of it is touched.
+   */
+  tableBytes(moreKeys: 0 | 1): number {
+    return (this.count + moreKeys) * 2 > this.table.length
+      ? 2 * this.table.byteLength
+      : this.table.byteLength;
+  }
+
+  /** Bytes from the start of the key arena to its last record, removed records included. */
+  get keyBytesUsed(): number {
+    return this.keys.usedBytes;
+  }
+
+  /** Bytes of removed keys' records that `compactKeys` gives back. */
+  get keyBytesReclaimable(): number {
+    return this.keys.reclaimableBytes;
+  }
+
+  /** Packs the keys' records, giving back the bytes of removed keys. */
+  compactKeys(): void {
+    this.keys.compact();
   }
 
   /** The slot of `key`, or -1. */
@@ -53,7 +81,7 @@ export class KeyIndex {
       const entry = table[at] as number;
       if (entry === EMPTY) return -1;
       const slot = entry - 1;
-      if (this.hashes[slot] === hash && this.keys[slot] === key) return slot;
+      if (this.hashes[slot] === hash && this.keys.equals(slot, key)) return slot;
     }
   }
 
@@ -61,7 +89,7 @@ export class KeyIndex {
   insert(key: string, slot: number): void {
     if ((this.count + 1) * 2 > this.table.length) this.rehash(this.table.length * 2);
     const hash = key === this.lastKey ? this.lastHash : hashString(key, this.k0, this.k1);
-    this.keys[slot] = key;
+    this.keys.add(slot, key);
     this.hashes[slot] = hash;
     this.count++;
     this.insertsSinceReseed++;
@@ -93,7 +121,7 @@ export class KeyIndex {
       }
     }
     table[hole] = EMPTY;
-    this.keys[slot] = '';
+    this.keys.remove(slot);
     this.count--;
     if (this.count * 8 < this.table.length && this.table.length > MIN_TABLE) {
       this.rehash(this.table.length / 2);
@@ -101,7 +129,7 @@ export class KeyIndex {
   }
 
   keyOf(slot: number): string {
-    return this.keys[slot] as string;
+    return this.keys.keyOf(slot);
   }
 
   /** Makes room for slot numbers below `slotCapacity`. */
@@ -109,13 +137,14 @@ export class KeyIndex {
     const hashes = new Uint32Array(slotCapacity);
     hashes.set(this.hashes);
     this.hashes = hashes;
+    this.keys.growSlots(slotCapacity);
   }
 
   clear(): void {
     this.table = new Int32Array(MIN_TABLE);
     this.mask = MIN_TABLE - 1;
     this.count = 0;
-    this.keys = [];
+    this.keys.clear();
     this.lastKey = '';
   }
 
@@ -156,7 +185,7 @@ export class KeyIndex {
       let hash = this.hashes[slot] as number;
       if (old.length === size) {
         // A rehash in place is a new key: the hashes change.
-        hash = hashString(this.keys[slot] as string, this.k0, this.k1);
+        hash = hashString(this.keys.keyOf(slot), this.k0, this.k1);
         this.hashes[slot] = hash;
       }
       this.place(slot, hash);

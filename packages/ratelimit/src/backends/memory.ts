@@ -1,4 +1,3 @@
-import { flatten } from '../flat-string.js';
 import type { AlgorithmParams } from '../protocol/algorithm.js';
 import {
   rollSlidingWindow,
@@ -12,6 +11,7 @@ import {
   type TokenBucketState,
   tokenBucketHit,
 } from './algorithms/token-bucket.js';
+import { KeyArena } from './key-arena.js';
 import { KeyIndex } from './key-index.js';
 import type { CounterHit, CounterStore, HitResults, StoreDeps } from './store.js';
 
@@ -25,20 +25,31 @@ export interface MemoryStoreOptions {
 export const DEFAULT_MEMORY_MAX_COUNTERS = 2_000_000;
 export const DEFAULT_MEMORY_MAX_BYTES = 256 * 1024 * 1024;
 /**
- * What one counter costs besides its key's characters: the key string's header, its key index
- * entry, and the slot's entries in the typed arrays. Measured: a million counters with 47-byte
- * keys take 109 bytes each of heap and array buffers (62 besides the key); at worst, just after
- * the arrays and the index table have doubled, 101 besides the key. So 128 is on the safe side.
+ * What a slot costs in the typed arrays, every one reserved at the store's slot capacity and
+ * resident once a slot number is first used: the count (8), expiry (4), use mark (1), the two
+ * expiry queue links (8), the key's hash (4), where its record starts and its length (8), and its
+ * place on the free list (4). test/memory-cost.test.ts measures it.
  */
-export const COUNTER_OVERHEAD_BYTES = 128;
-/** What a sliding window's or token bucket's state object adds to its counter's cost. */
+export const SLOT_BYTES = 37;
+/**
+ * What a sliding window's or token bucket's state object adds to its counter's cost, on the heap:
+ * the object and its entry in the states array. test/memory-cost.test.ts measures it.
+ */
 export const STATE_OVERHEAD_BYTES = 64;
+/** The least a counter takes: its slot, its table positions at half load (8), a one-byte key's record. */
+const MIN_COUNTER_BYTES = SLOT_BYTES + 8 + KeyArena.recordBytes('x');
+/** Slots for the expiry queues' sentinels (one per distinct TTL) besides the counters'. */
+const SENTINEL_SLOTS = 64;
+/**
+ * The key arena is packed once its removed records are this share of it, so packing (a pass over
+ * the arena) costs O(1) per byte given back.
+ */
+const COMPACT_SHARE = 1 / 8;
 /** Expired counters reclaimed per call beyond the call's own new keys, so reclaiming keeps pace. */
 const RECLAIM_PER_CALL = 4;
 /** Expired counters reclaimed per timer tick, so an idle store gives its memory back too. */
 const RECLAIM_PER_TICK = 10_000;
 const RECLAIM_TICK_MS = 1000;
-const INITIAL_SLOTS = 1024;
 const NONE = -1;
 /** A slot's use: free, a counter, or a counter used since the clock hand last passed it. */
 const FREE = 0;
@@ -64,16 +75,17 @@ const REFERENCED = 2;
  */
 export class MemoryStore implements CounterStore {
   readonly kind = 'memory';
-  private readonly index = new KeyIndex(INITIAL_SLOTS);
+  private readonly index: KeyIndex;
   /** Per slot, the state of a sliding window or token bucket; undefined for a fixed window's count. */
   private states: (SlidingWindowState | TokenBucketState | undefined)[] = [];
-  private counts = new Float64Array(INITIAL_SLOTS);
-  private expiries = new Uint32Array(INITIAL_SLOTS);
-  private uses = new Uint8Array(INITIAL_SLOTS);
+  private stateCount = 0;
+  private counts: Float64Array;
+  private expiries: Uint32Array;
+  private uses: Uint8Array;
   /** The clock hand: the next slot eviction looks at. */
   private hand = 0;
-  private queuePrev = new Int32Array(INITIAL_SLOTS);
-  private queueNext = new Int32Array(INITIAL_SLOTS);
+  private queuePrev: Int32Array;
+  private queueNext: Int32Array;
   /**
    * One expiry queue per distinct TTL, each a circular list through a sentinel slot of its own
    * (never a counter, so the clock hand passes it as free): a slot leaves its queue without
@@ -81,9 +93,12 @@ export class MemoryStore implements CounterStore {
    */
   private readonly queues: number[] = [];
   private readonly queueByTtl = new Map<number, number>();
-  private freeSlots: number[] = [];
+  /** A stack of the slot numbers below nextSlot that are free. */
+  private freeSlots: Int32Array;
+  private freeCount = 0;
   private nextSlot = 0;
-  private bytes = 0;
+  /** The farthest the key arena's records have reached: its pages up to there are resident. */
+  private keyBytesReached = 0;
   private readonly reclaimTimer: NodeJS.Timeout;
 
   constructor(
@@ -93,6 +108,17 @@ export class MemoryStore implements CounterStore {
       maxBytes: DEFAULT_MEMORY_MAX_BYTES,
     },
   ) {
+    // Reserved at the most the bounds allow; a page becomes resident when first used, so the
+    // process grows with what is stored and no array is copied to grow.
+    const slots =
+      Math.min(options.maxCounters, Math.floor(options.maxBytes / MIN_COUNTER_BYTES)) + SENTINEL_SLOTS;
+    this.index = new KeyIndex(slots, options.maxBytes);
+    this.counts = new Float64Array(slots);
+    this.expiries = new Uint32Array(slots);
+    this.uses = new Uint8Array(slots);
+    this.queuePrev = new Int32Array(slots);
+    this.queueNext = new Int32Array(slots);
+    this.freeSlots = new Int32Array(slots);
     this.reclaimTimer = setInterval(
       () => this.reclaimExpired(Math.floor(this.deps.now() / 1000), RECLAIM_PER_TICK),
       RECLAIM_TICK_MS,
@@ -137,9 +163,12 @@ export class MemoryStore implements CounterStore {
     return this.index.size;
   }
 
-  /** The bytes the live counters are accounted at (keys, bookkeeping), bounded by maxBytes. */
+  /**
+   * The bytes the store holds resident, bounded by maxBytes: every slot number used so far, the
+   * lookup table, the key arena as far as its records have reached, and the algorithms' states.
+   */
   get accountedBytes(): number {
-    return this.bytes;
+    return this.residentBytes(0, 0, 0, 0);
   }
 
   isHealthy(): boolean {
@@ -154,7 +183,7 @@ export class MemoryStore implements CounterStore {
     clearInterval(this.reclaimTimer);
     this.index.clear();
     this.states = [];
-    this.bytes = 0;
+    this.stateCount = 0;
     return Promise.resolve();
   }
 
@@ -241,6 +270,7 @@ export class MemoryStore implements CounterStore {
   ): void {
     if (slot === undefined) {
       this.states[this.allocate(key, ttlSeconds, now, STATE_OVERHEAD_BYTES)] = state;
+      this.stateCount++;
       return;
     }
     this.dequeue(slot);
@@ -268,18 +298,10 @@ export class MemoryStore implements CounterStore {
   }
 
   private allocate(key: string, ttlSeconds: number, now: number, extraBytes = 0): number {
-    // Cache keys are concatenated ropes; a flat copy costs about 60 MB less per million keys.
-    const flat = flatten(key);
-    const cost = counterCost(flat) + extraBytes;
-    while (
-      this.index.size > 0 &&
-      (this.index.size >= this.options.maxCounters || this.bytes + cost > this.options.maxBytes)
-    ) {
-      this.evictOne(now);
-    }
-    const slot = this.freeSlots.pop() ?? this.newSlot();
-    this.index.insert(flat, slot);
-    this.bytes += cost;
+    this.makeRoom(KeyArena.recordBytes(key), extraBytes, now);
+    const slot = this.freeCount > 0 ? (this.freeSlots[--this.freeCount] as number) : this.newSlot();
+    this.index.insert(key, slot);
+    this.keyBytesReached = Math.max(this.keyBytesReached, this.index.keyBytesUsed);
     this.counts[slot] = 0;
     // The key holds its window start, so it is never used after its window: no refresh needed.
     this.expiries[slot] = now + ttlSeconds;
@@ -288,6 +310,46 @@ export class MemoryStore implements CounterStore {
     this.uses[slot] = LIVE;
     this.enqueue(slot, ttlSeconds);
     return slot;
+  }
+
+  /**
+   * Evicts until one more counter fits both bounds: the count, and the resident bytes with its key's
+   * record (`recordBytes`) and `extraBytes`. The arena is packed rather than reaching further when
+   * enough of it is removed keys; when it must reach further and that would pass the bound, counters
+   * are evicted until packing gives back enough.
+   */
+  private makeRoom(recordBytes: number, extraBytes: number, now: number): void {
+    const index = this.index;
+    for (;;) {
+      const keyEnd = index.keyBytesUsed + recordBytes;
+      const reclaimable = index.keyBytesReclaimable;
+      if (
+        keyEnd > this.keyBytesReached &&
+        reclaimable > 0 &&
+        reclaimable >= index.keyBytesUsed * COMPACT_SHARE
+      ) {
+        index.compactKeys();
+        continue;
+      }
+      const fits =
+        index.size < this.options.maxCounters &&
+        this.residentBytes(1, recordBytes, extraBytes, this.freeCount > 0 ? 0 : 1) <= this.options.maxBytes;
+      // With nothing left to evict, a key too large for the bound on its own is kept all the same.
+      if (fits || index.size === 0) return;
+      this.evictOne(now);
+    }
+  }
+
+  /** accountedBytes, with `moreKeys` keys filed, a record of `recordBytes`, `extraBytes` and `newSlots` more. */
+  private residentBytes(moreKeys: 0 | 1, recordBytes: number, extraBytes: number, newSlots: number): number {
+    const keyBytes = Math.max(this.keyBytesReached, this.index.keyBytesUsed + recordBytes);
+    return (
+      (this.nextSlot + newSlots) * SLOT_BYTES +
+      this.index.tableBytes(moreKeys) +
+      keyBytes +
+      this.stateCount * STATE_OVERHEAD_BYTES +
+      extraBytes
+    );
   }
 
   /**
@@ -335,17 +397,14 @@ export class MemoryStore implements CounterStore {
   }
 
   private release(slot: number): void {
-    const key = this.index.keyOf(slot);
     this.index.remove(slot);
-    // The cost is worked out again rather than kept: 4 bytes a counter less.
-    this.bytes -= counterCost(key);
     if (this.states[slot] !== undefined) {
-      this.bytes -= STATE_OVERHEAD_BYTES;
+      this.stateCount--;
       this.states[slot] = undefined;
     }
     this.uses[slot] = FREE;
     this.dequeue(slot);
-    this.freeSlots.push(slot);
+    this.freeSlots[this.freeCount++] = slot;
   }
 
   /** Puts `slot` at the back of its TTL's queue. */
@@ -385,6 +444,7 @@ export class MemoryStore implements CounterStore {
     this.uses = grown(this.uses, new Uint8Array(size));
     this.queuePrev = grown(this.queuePrev, new Int32Array(size));
     this.queueNext = grown(this.queueNext, new Int32Array(size));
+    this.freeSlots = grown(this.freeSlots, new Int32Array(size));
     this.index.growSlots(size);
   }
 }
@@ -392,11 +452,4 @@ export class MemoryStore implements CounterStore {
 function grown<T extends Float64Array | Uint32Array | Int32Array | Uint8Array>(from: T, to: T): T {
   to.set(from as never);
   return to;
-}
-
-/** V8 stores a string with only Latin-1 characters at one byte each, any other at two. */
-const TWO_BYTE = /[\u0100-\uffff]/;
-
-function counterCost(key: string): number {
-  return COUNTER_OVERHEAD_BYTES + (TWO_BYTE.test(key) ? 2 : 1) * key.length;
 }
