@@ -27,15 +27,15 @@ export const DEFAULT_MEMORY_MAX_BYTES = 256 * 1024 * 1024;
 /**
  * What a slot costs in the typed arrays, every one reserved at the store's slot capacity and
  * resident once a slot number is first used: the count (8), expiry (4), use mark (1), the two
- * expiry queue links (8), the key's hash (4), where its record starts and its length (8), and its
- * place on the free list (4). test/memory-cost.test.ts measures it.
+ * expiry queue links (8), the key's hash (4), where its record starts and its length (8), its place
+ * on the free list (4) and its state's number (4). test/memory-cost.test.ts measures it.
  */
-export const SLOT_BYTES = 37;
+export const SLOT_BYTES = 41;
 /**
- * What a sliding window's or token bucket's state object adds to its counter's cost, on the heap:
- * the object and its entry in the states array. test/memory-cost.test.ts measures it.
+ * What a sliding window's or token bucket's state adds: two numbers of the state pool (16) and its
+ * place on the pool's free list (4). test/memory-cost.test.ts measures it.
  */
-export const STATE_OVERHEAD_BYTES = 64;
+export const STATE_BYTES = 20;
 /** The least a counter takes: its slot, its table positions at half load (8), a one-byte key's record. */
 const MIN_COUNTER_BYTES = SLOT_BYTES + 8 + KeyArena.recordBytes('x');
 /** Slots for the expiry queues' sentinels (one per distinct TTL) besides the counters'. */
@@ -76,9 +76,20 @@ const REFERENCED = 2;
 export class MemoryStore implements CounterStore {
   readonly kind = 'memory';
   private readonly index: KeyIndex;
-  /** Per slot, the state of a sliding window or token bucket; undefined for a fixed window's count. */
-  private states: (SlidingWindowState | TokenBucketState | undefined)[] = [];
+  /**
+   * Per slot, its sliding window's or token bucket's state number in statePool plus one (0 for a
+   * fixed window: zero-filled pages stay unresident until used). A state is its counts entry (the current window's count, the bucket's debt) and two
+   * numbers of the pool (the window's start and the previous window's count; the bucket's time).
+   */
+  private stateOf: Int32Array;
+  private statePool: Float64Array;
+  /** A stack of the free state numbers below stateCount, the most states in use so far. */
+  private stateFree: Int32Array;
+  private stateFreeCount = 0;
   private stateCount = 0;
+  /** A state read out of the typed arrays, worked on by the algorithms' arithmetic, then written back. */
+  private readonly slidingScratch: SlidingWindowState = { start: 0, current: 0, previous: 0 };
+  private readonly bucketScratch: TokenBucketState = { debt: 0, updatedAt: 0 };
   private counts: Float64Array;
   private expiries: Uint32Array;
   private uses: Uint8Array;
@@ -119,6 +130,9 @@ export class MemoryStore implements CounterStore {
     this.queuePrev = new Int32Array(slots);
     this.queueNext = new Int32Array(slots);
     this.freeSlots = new Int32Array(slots);
+    this.stateOf = new Int32Array(slots);
+    this.statePool = new Float64Array(2 * slots);
+    this.stateFree = new Int32Array(slots);
     this.reclaimTimer = setInterval(
       () => this.reclaimExpired(Math.floor(this.deps.now() / 1000), RECLAIM_PER_TICK),
       RECLAIM_TICK_MS,
@@ -182,8 +196,6 @@ export class MemoryStore implements CounterStore {
   close(): Promise<void> {
     clearInterval(this.reclaimTimer);
     this.index.clear();
-    this.states = [];
-    this.stateCount = 0;
     return Promise.resolve();
   }
 
@@ -222,16 +234,22 @@ export class MemoryStore implements CounterStore {
       this.release(slot);
       slot = undefined;
     }
-    const stored = slot === undefined ? undefined : this.states[slot];
+    const stateAt = slot === undefined ? NONE : (this.stateOf[slot] as number) - 1;
     // A hit, refused or not, marks its state as used.
     if (count && slot !== undefined) this.uses[slot] = REFERENCED;
     const { windowMs } = params;
+    const pool = this.statePool;
     if (params.kind === 'sliding_window') {
-      const kept = stored as SlidingWindowState | undefined;
-      const state =
-        kept && count
-          ? kept
-          : { start: kept?.start ?? nowMs, current: kept?.current ?? 0, previous: kept?.previous ?? 0 };
+      const state = this.slidingScratch;
+      if (slot !== undefined && stateAt !== NONE) {
+        state.start = pool[2 * stateAt] as number;
+        state.previous = pool[2 * stateAt + 1] as number;
+        state.current = this.counts[slot] as number;
+      } else {
+        state.start = nowMs;
+        state.current = 0;
+        state.previous = 0;
+      }
       rollSlidingWindow(state, nowMs, windowMs);
       const answer = slidingWindowHit(state, nowMs, windowMs, addend, count);
       // Kept while it weighs in an estimate: up to the end of the window after its own.
@@ -239,43 +257,58 @@ export class MemoryStore implements CounterStore {
         slot === undefined ||
         (this.expiries[slot] as number) <= Math.floor((state.start + 2 * windowMs - 1) / 1000);
       if (count && addend > 0 && needed) {
-        this.keepState(key, slot, state, Math.ceil((2 * windowMs) / 1000) + 1, now);
+        slot = this.keepState(key, slot, Math.ceil((2 * windowMs) / 1000) + 1, now);
+      }
+      if (count && slot !== undefined) {
+        const at = (this.stateOf[slot] as number) - 1;
+        pool[2 * at] = state.start;
+        pool[2 * at + 1] = state.previous;
+        this.counts[slot] = state.current;
       }
       return answer;
     }
-    const kept = stored as TokenBucketState | undefined;
-    const state = kept && count ? kept : { debt: kept?.debt ?? 0, updatedAt: kept?.updatedAt ?? nowMs };
+    const state = this.bucketScratch;
+    if (slot !== undefined && stateAt !== NONE) {
+      state.debt = this.counts[slot] as number;
+      state.updatedAt = pool[2 * stateAt] as number;
+    } else {
+      state.debt = 0;
+      state.updatedAt = nowMs;
+    }
     refillTokenBucket(state, nowMs, params.rate);
     const debt = state.debt;
     const answer = tokenBucketHit(state, { windowMs, rate: params.rate, burst: limit }, addend, count);
     if (state.debt > debt) {
-      this.keepState(
+      slot = this.keepState(
         key,
         slot,
-        state,
         Math.ceil(Math.ceil((limit * windowMs) / params.rate) / 1000) + 1,
         now,
       );
     }
+    if (count && slot !== undefined) {
+      this.counts[slot] = state.debt;
+      pool[2 * ((this.stateOf[slot] as number) - 1)] = state.updatedAt;
+    }
     return answer;
   }
 
-  /** Stores a state in a new slot, or gives its slot the new expiry (re-queued, so queues stay in order). */
-  private keepState(
-    key: string,
-    slot: number | undefined,
-    state: SlidingWindowState | TokenBucketState,
-    ttlSeconds: number,
-    now: number,
-  ): void {
+  /**
+   * A new slot with a state for `key`, or its slot given the new expiry (re-queued, so queues stay
+   * in order); returns the slot.
+   */
+  private keepState(key: string, slot: number | undefined, ttlSeconds: number, now: number): number {
     if (slot === undefined) {
-      this.states[this.allocate(key, ttlSeconds, now, STATE_OVERHEAD_BYTES)] = state;
-      this.stateCount++;
-      return;
+      const created = this.allocate(key, ttlSeconds, now, 1);
+      const state =
+        this.stateFreeCount > 0 ? (this.stateFree[--this.stateFreeCount] as number) : this.stateCount++;
+      this.stateOf[created] = state + 1;
+      return created;
     }
     this.dequeue(slot);
     this.expiries[slot] = now + ttlSeconds;
     this.enqueue(slot, ttlSeconds);
+    return slot;
   }
 
   private current(key: string, now: number): number {
@@ -297,8 +330,8 @@ export class MemoryStore implements CounterStore {
     return after;
   }
 
-  private allocate(key: string, ttlSeconds: number, now: number, extraBytes = 0): number {
-    this.makeRoom(KeyArena.recordBytes(key), extraBytes, now);
+  private allocate(key: string, ttlSeconds: number, now: number, withState: 0 | 1 = 0): number {
+    this.makeRoom(KeyArena.recordBytes(key), withState, now);
     const slot = this.freeCount > 0 ? (this.freeSlots[--this.freeCount] as number) : this.newSlot();
     this.index.insert(key, slot);
     this.keyBytesReached = Math.max(this.keyBytesReached, this.index.keyBytesUsed);
@@ -314,11 +347,11 @@ export class MemoryStore implements CounterStore {
 
   /**
    * Evicts until one more counter fits both bounds: the count, and the resident bytes with its key's
-   * record (`recordBytes`) and `extraBytes`. The arena is packed rather than reaching further when
+   * record (`recordBytes`) and, with `withState`, a state. The arena is packed rather than reaching further when
    * enough of it is removed keys; when it must reach further and that would pass the bound, counters
    * are evicted until packing gives back enough.
    */
-  private makeRoom(recordBytes: number, extraBytes: number, now: number): void {
+  private makeRoom(recordBytes: number, withState: 0 | 1, now: number): void {
     const index = this.index;
     for (;;) {
       const keyEnd = index.keyBytesUsed + recordBytes;
@@ -333,22 +366,26 @@ export class MemoryStore implements CounterStore {
       }
       const fits =
         index.size < this.options.maxCounters &&
-        this.residentBytes(1, recordBytes, extraBytes, this.freeCount > 0 ? 0 : 1) <= this.options.maxBytes;
+        this.residentBytes(
+          1,
+          recordBytes,
+          this.freeCount > 0 ? 0 : 1,
+          this.stateFreeCount > 0 ? 0 : withState,
+        ) <= this.options.maxBytes;
       // With nothing left to evict, a key too large for the bound on its own is kept all the same.
       if (fits || index.size === 0) return;
       this.evictOne(now);
     }
   }
 
-  /** accountedBytes, with `moreKeys` keys filed, a record of `recordBytes`, `extraBytes` and `newSlots` more. */
-  private residentBytes(moreKeys: 0 | 1, recordBytes: number, extraBytes: number, newSlots: number): number {
+  /** accountedBytes, with `moreKeys` keys filed, a record of `recordBytes`, `newSlots` and `newStates` more. */
+  private residentBytes(moreKeys: 0 | 1, recordBytes: number, newSlots: number, newStates: number): number {
     const keyBytes = Math.max(this.keyBytesReached, this.index.keyBytesUsed + recordBytes);
     return (
       (this.nextSlot + newSlots) * SLOT_BYTES +
       this.index.tableBytes(moreKeys) +
       keyBytes +
-      this.stateCount * STATE_OVERHEAD_BYTES +
-      extraBytes
+      (this.stateCount + newStates) * STATE_BYTES
     );
   }
 
@@ -398,9 +435,10 @@ export class MemoryStore implements CounterStore {
 
   private release(slot: number): void {
     this.index.remove(slot);
-    if (this.states[slot] !== undefined) {
-      this.stateCount--;
-      this.states[slot] = undefined;
+    const state = this.stateOf[slot] as number;
+    if (state !== 0) {
+      this.stateFree[this.stateFreeCount++] = state - 1;
+      this.stateOf[slot] = 0;
     }
     this.uses[slot] = FREE;
     this.dequeue(slot);
@@ -445,6 +483,9 @@ export class MemoryStore implements CounterStore {
     this.queuePrev = grown(this.queuePrev, new Int32Array(size));
     this.queueNext = grown(this.queueNext, new Int32Array(size));
     this.freeSlots = grown(this.freeSlots, new Int32Array(size));
+    this.stateOf = grown(this.stateOf, new Int32Array(size));
+    this.statePool = grown(this.statePool, new Float64Array(2 * size));
+    this.stateFree = grown(this.stateFree, new Int32Array(size));
     this.index.growSlots(size);
   }
 }
