@@ -1,5 +1,10 @@
-/** A record's header: the slot it belongs to (DEAD once removed) and its key's length in bytes. */
+/** A record's header: the slot it belongs to (DEAD once removed) and the bytes after the header. */
 const HEADER_BYTES = 8;
+/**
+ * Records are a multiple of this, so keys a few characters apart in length (a number with one more
+ * digit) take the same room and one can go where another was.
+ */
+const RECORD_ALIGN = 8;
 const DEAD = -1;
 /** Set in a slot's stored length when its key is kept as UTF-16 (two bytes a character). */
 const WIDE = 0x80000000;
@@ -13,7 +18,10 @@ const WIDE = 0x80000000;
  *
  * A log: a key is appended as a record (header, then one byte a character when every character is
  * below U+0100, else two); a removed record is marked dead; `compact` slides the live records down
- * over the dead ones. Each slot keeps where its record starts and its key's length.
+ * over the dead ones. The last record removed is a hole the next key takes when it fits: a store
+ * that is full evicts one key for each new one, and keys of one deployment are of a few lengths,
+ * so the arena is reused in place and seldom packed. Each slot keeps where its record starts and
+ * its key's length.
  */
 export class KeyArena {
   private readonly bytes: Uint8Array;
@@ -22,6 +30,9 @@ export class KeyArena {
   private lengths: Uint32Array;
   private end = 0;
   private deadBytes = 0;
+  /** The last record removed (its header's offset and whole size), while nothing took it; -1 if none. */
+  private holeAt = -1;
+  private holeBytes = 0;
 
   constructor(capacityBytes: number, slotCapacity: number) {
     this.bytes = new Uint8Array(capacityBytes);
@@ -41,18 +52,35 @@ export class KeyArena {
 
   /** The bytes `key` takes as a record. */
   static recordBytes(key: string): number {
-    return HEADER_BYTES + (isNarrow(key) ? key.length : 2 * key.length);
+    const payload = isNarrow(key) ? key.length : 2 * key.length;
+    return Math.ceil((HEADER_BYTES + payload) / RECORD_ALIGN) * RECORD_ALIGN;
   }
 
-  /** Appends `key` as `slot`'s record; the caller has checked that recordBytes(key) fit. */
+  /** Whether a record of `recordBytes` goes where the last removed one was, so the arena does not reach further. */
+  fitsInHole(recordBytes: number): boolean {
+    return this.holeAt >= 0 && this.holeBytes >= recordBytes;
+  }
+
+  /** Puts `key` as `slot`'s record in the hole if it fits, else at the end; the caller has checked the room. */
   add(slot: number, key: string): void {
     const bytes = this.bytes;
     const length = key.length;
     const narrow = isNarrow(key);
-    const size = narrow ? length : 2 * length;
-    let at = this.end;
+    const recordBytes = KeyArena.recordBytes(key);
+    let at: number;
+    let record: number;
+    if (this.fitsInHole(recordBytes)) {
+      at = this.holeAt;
+      record = this.holeBytes;
+      this.deadBytes -= record;
+      this.holeAt = -1;
+    } else {
+      at = this.end;
+      record = recordBytes;
+      this.end += record;
+    }
     writeInt32(bytes, at, slot);
-    writeInt32(bytes, at + 4, size);
+    writeInt32(bytes, at + 4, record - HEADER_BYTES);
     at += HEADER_BYTES;
     this.starts[slot] = at;
     if (narrow) {
@@ -66,14 +94,15 @@ export class KeyArena {
       }
       this.lengths[slot] = (length | WIDE) >>> 0;
     }
-    this.end = at + size;
   }
 
   /** Marks `slot`'s record dead; its bytes come back at the next `compact`. */
   remove(slot: number): void {
     const start = this.starts[slot] as number;
     writeInt32(this.bytes, start - HEADER_BYTES, DEAD);
-    this.deadBytes += HEADER_BYTES + readInt32(this.bytes, start - 4);
+    this.holeAt = start - HEADER_BYTES;
+    this.holeBytes = HEADER_BYTES + readInt32(this.bytes, start - 4);
+    this.deadBytes += this.holeBytes;
   }
 
   /** Whether `slot`'s key is `key`. */
@@ -122,12 +151,14 @@ export class KeyArena {
     }
     this.end = to;
     this.deadBytes = 0;
+    this.holeAt = -1;
   }
 
   /** Drops every record. */
   clear(): void {
     this.end = 0;
     this.deadBytes = 0;
+    this.holeAt = -1;
   }
 
   /** Makes room for slot numbers below `slotCapacity`. */

@@ -65,6 +65,11 @@ export class KeyIndex {
     return this.keys.reclaimableBytes;
   }
 
+  /** Whether a key's record of `recordBytes` goes where a removed key was, so the arena does not reach further. */
+  keyFitsInHole(recordBytes: number): boolean {
+    return this.keys.fitsInHole(recordBytes);
+  }
+
   /** Packs the keys' records, giving back the bytes of removed keys. */
   compactKeys(): void {
     this.keys.compact();

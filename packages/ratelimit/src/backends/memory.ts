@@ -354,10 +354,11 @@ export class MemoryStore implements CounterStore {
   private makeRoom(recordBytes: number, withState: 0 | 1, now: number): void {
     const index = this.index;
     for (;;) {
-      const keyEnd = index.keyBytesUsed + recordBytes;
+      const inHole = index.keyFitsInHole(recordBytes);
       const reclaimable = index.keyBytesReclaimable;
       if (
-        keyEnd > this.keyBytesReached &&
+        !inHole &&
+        index.keyBytesUsed + recordBytes > this.keyBytesReached &&
         reclaimable > 0 &&
         reclaimable >= index.keyBytesUsed * COMPACT_SHARE
       ) {
@@ -368,7 +369,7 @@ export class MemoryStore implements CounterStore {
         index.size < this.options.maxCounters &&
         this.residentBytes(
           1,
-          recordBytes,
+          inHole ? 0 : recordBytes,
           this.freeCount > 0 ? 0 : 1,
           this.stateFreeCount > 0 ? 0 : withState,
         ) <= this.options.maxBytes;
@@ -378,13 +379,12 @@ export class MemoryStore implements CounterStore {
     }
   }
 
-  /** accountedBytes, with `moreKeys` keys filed, a record of `recordBytes`, `newSlots` and `newStates` more. */
-  private residentBytes(moreKeys: 0 | 1, recordBytes: number, newSlots: number, newStates: number): number {
-    const keyBytes = Math.max(this.keyBytesReached, this.index.keyBytesUsed + recordBytes);
+  /** accountedBytes, with `moreKeys` keys filed, `keyBytes` more of arena, `newSlots` and `newStates` more. */
+  private residentBytes(moreKeys: 0 | 1, keyBytes: number, newSlots: number, newStates: number): number {
     return (
       (this.nextSlot + newSlots) * SLOT_BYTES +
       this.index.tableBytes(moreKeys) +
-      keyBytes +
+      Math.max(this.keyBytesReached, this.index.keyBytesUsed + keyBytes) +
       (this.stateCount + newStates) * STATE_BYTES
     );
   }
