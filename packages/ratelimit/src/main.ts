@@ -88,7 +88,7 @@ async function start(
   stats.addSink(await createStatSink(settings.stats.sink, log));
   const grpcCredentials = overrides.grpcCredentials ?? grpcServerCredentials(settings.grpc.tls, log);
   if (grpcCredentials instanceof ReloadingServerCredentials) closers.push(() => grpcCredentials.close());
-  const tracing = startTracing(settings.tracing);
+  const tracing = await startTracing(settings.tracing);
   closers.push(() => tracing.shutdown());
   const untracedStore =
     overrides.store ??
