@@ -209,93 +209,51 @@ const WIDE = 0xee;
  * HalfSipHash-1-3 (Aumasson and Bernstein's SipHash on 32-bit words, as Linux's hsiphash: one
  * compression round, three finalization rounds) under the secret 64-bit key (k0, k1), of the key
  * string's bytes: one byte a character when every character is below U+0100 (keys are nearly
- * always ASCII: four characters a round), else its UTF-16LE bytes (two a round) with `v1`
- * tweaked, so the two encodings never meet. 32-bit words keep it in JavaScript's int32
- * arithmetic (SipHash's 64-bit words would be emulated in pairs), and the state stays in locals,
- * the rounds written out: an array for the state cost 70 ns a 47-character key.
+ * always ASCII: four characters a word), else its UTF-16LE bytes (two a word) with `v1` tweaked,
+ * so the two encodings never meet. 32-bit words keep it in JavaScript's int32 arithmetic
+ * (SipHash's 64-bit words would be emulated in pairs).
  */
 export function hashString(key: string, k0: number, k1: number): number {
+  return halfSipHash(key, k0, k1, false);
+}
+
+/**
+ * One loop for the message words, the last word and the finalization rounds, so the SipRound is
+ * written once; the state stays in locals (an array for it cost 70 ns a 47-character key). Round r
+ * takes word r of the message, the last word (the byte length's low byte on top, the bytes left
+ * over below) is round `words`, and the three rounds after it take none.
+ */
+function halfSipHash(key: string, k0: number, k1: number, wide: boolean): number {
   let v0 = k0;
-  let v1 = k1;
+  let v1 = wide ? k1 ^ WIDE : k1;
   let v2 = 0x6c796765 ^ k0;
   let v3 = 0x74656462 ^ k1;
   const length = key.length;
-  const whole = length & ~3;
-  let i = 0;
-  let m = 0;
-  for (; i < whole; i += 4) {
-    const c0 = key.charCodeAt(i);
-    const c1 = key.charCodeAt(i + 1);
-    const c2 = key.charCodeAt(i + 2);
-    const c3 = key.charCodeAt(i + 3);
-    if ((c0 | c1 | c2 | c3) > 0xff) return hashWide(key, k0, k1);
-    m = c0 | (c1 << 8) | (c2 << 16) | (c3 << 24);
-    v3 ^= m;
-    v0 = (v0 + v1) | 0;
-    v1 = (v1 << 5) | (v1 >>> 27);
-    v1 ^= v0;
-    v0 = (v0 << 16) | (v0 >>> 16);
-    v2 = (v2 + v3) | 0;
-    v3 = (v3 << 8) | (v3 >>> 24);
-    v3 ^= v2;
-    v0 = (v0 + v3) | 0;
-    v3 = (v3 << 7) | (v3 >>> 25);
-    v3 ^= v0;
-    v2 = (v2 + v1) | 0;
-    v1 = (v1 << 13) | (v1 >>> 19);
-    v1 ^= v2;
-    v2 = (v2 << 16) | (v2 >>> 16);
-    v0 ^= m;
-  }
-  // The last word: the byte length's low byte on top, the bytes left over below.
-  m = length << 24;
-  for (let shift = 0; i < length; i++, shift += 8) {
-    const c = key.charCodeAt(i);
-    if (c > 0xff) return hashWide(key, k0, k1);
-    m |= c << shift;
-  }
-  return finish(v0, v1, v2, v3, m);
-}
-
-/** hashString of a key with a character from U+0100 up: its UTF-16LE bytes, two characters a word. */
-function hashWide(key: string, k0: number, k1: number): number {
-  let v0 = k0;
-  let v1 = k1 ^ WIDE;
-  let v2 = 0x6c796765 ^ k0;
-  let v3 = 0x74656462 ^ k1;
-  const length = key.length;
-  const whole = length & ~1;
-  let i = 0;
-  for (; i < whole; i += 2) {
-    const m = key.charCodeAt(i) | (key.charCodeAt(i + 1) << 16);
-    v3 ^= m;
-    v0 = (v0 + v1) | 0;
-    v1 = (v1 << 5) | (v1 >>> 27);
-    v1 ^= v0;
-    v0 = (v0 << 16) | (v0 >>> 16);
-    v2 = (v2 + v3) | 0;
-    v3 = (v3 << 8) | (v3 >>> 24);
-    v3 ^= v2;
-    v0 = (v0 + v3) | 0;
-    v3 = (v3 << 7) | (v3 >>> 25);
-    v3 ^= v0;
-    v2 = (v2 + v1) | 0;
-    v1 = (v1 << 13) | (v1 >>> 19);
-    v1 ^= v2;
-    v2 = (v2 << 16) | (v2 >>> 16);
-    v0 ^= m;
-  }
-  return finish(v0, v1, v2, v3, ((length * 2) << 24) | (i < length ? key.charCodeAt(i) : 0));
-}
-
-/** Compresses the last word `b`, then the finalization: v2 ^= 0xff and three rounds. */
-function finish(v0: number, v1: number, v2: number, v3: number, b: number): number {
-  v3 ^= b;
-  for (let round = 0; round < 4; round++) {
-    if (round === 1) {
-      v0 ^= b;
-      v2 ^= 0xff;
+  const charsPerWord = wide ? 2 : 4;
+  const words = wide ? length >> 1 : length >> 2;
+  for (let round = 0, i = 0; round < words + 4; round++) {
+    let m = 0;
+    if (round < words) {
+      if (wide) {
+        m = key.charCodeAt(i) | (key.charCodeAt(i + 1) << 16);
+      } else {
+        const c0 = key.charCodeAt(i);
+        const c1 = key.charCodeAt(i + 1);
+        const c2 = key.charCodeAt(i + 2);
+        const c3 = key.charCodeAt(i + 3);
+        if ((c0 | c1 | c2 | c3) > 0xff) return halfSipHash(key, k0, k1, true);
+        m = c0 | (c1 << 8) | (c2 << 16) | (c3 << 24);
+      }
+      i += charsPerWord;
+    } else if (round === words) {
+      m = (wide ? length * 2 : length) << 24;
+      for (let shift = 0; i < length; i++, shift += wide ? 16 : 8) {
+        const c = key.charCodeAt(i);
+        if (!wide && c > 0xff) return halfSipHash(key, k0, k1, true);
+        m |= c << shift;
+      }
     }
+    v3 ^= m;
     v0 = (v0 + v1) | 0;
     v1 = (v1 << 5) | (v1 >>> 27);
     v1 ^= v0;
@@ -310,6 +268,8 @@ function finish(v0: number, v1: number, v2: number, v3: number, b: number): numb
     v1 = (v1 << 13) | (v1 >>> 19);
     v1 ^= v2;
     v2 = (v2 << 16) | (v2 >>> 16);
+    v0 ^= m;
+    if (round === words) v2 ^= 0xff;
   }
   return (v1 ^ v3) >>> 0;
 }
