@@ -124,7 +124,7 @@ async function start(
   const limiter = new RateLimiter(store, localCache, stats, settings.limiter, clock);
   const service = new RateLimitService(config, limiter, stats, settings.service);
 
-  const provider = overrides.provider ?? createConfigProvider(settings.config, log);
+  const provider = overrides.provider ?? (await createConfigProvider(settings.config, log));
   const grpcServer = createGrpcServer(service, health, stats, settings.grpc);
   const quota = settings.rlqs.enabled
     ? startQuotaService(settings, { config, stats, log, grpcServer, closers, clock }, overrides.demandStore)
