@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { BackendSettings, BackendType } from './backends/index.js';
 import { readMemcacheSettings } from './backends/memcache/index.js';
-import { DEFAULT_MEMORY_MAX_BYTES, DEFAULT_MEMORY_MAX_COUNTERS } from './backends/memory.js';
+import {
+  DEFAULT_MEMORY_MAX_BYTES,
+  DEFAULT_MEMORY_MAX_COUNTERS,
+  MEMORY_MAX_BYTES_LIMIT,
+} from './backends/memory.js';
 import { readRedisSettings } from './backends/redis/index.js';
 import { EnvReader } from './env-reader.js';
 import { SettingsError } from './errors.js';
@@ -163,7 +167,7 @@ function readBackend(read: EnvReader, env: NodeJS.ProcessEnv): BackendSettings {
       maxBytes: read.integer('MEMORY_MAX_BYTES', DEFAULT_MEMORY_MAX_BYTES, {
         // Room for the largest key a 4 MiB request carries, in two-byte characters: one key never empties the store.
         min: 16 * 1024 * 1024,
-        max: Number.MAX_SAFE_INTEGER,
+        max: MEMORY_MAX_BYTES_LIMIT,
       }),
     },
   };

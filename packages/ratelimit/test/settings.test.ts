@@ -49,6 +49,11 @@ test('defaults follow the reference, with the project decisions', () => {
     /MEMORY_MAX_BYTES/,
   );
   assert.equal(readSettings({ MEMORY_MAX_BYTES: '1048576' }).backend.type, 'redis');
+  // The key arena is one buffer of MEMORY_MAX_BYTES: at most 2 GiB.
+  assert.throws(
+    () => readSettings({ BACKEND_TYPE: 'memory', MEMORY_MAX_BYTES: String(2 ** 31 + 1) }),
+    /^SettingsError: MEMORY_MAX_BYTES: '2147483649' is not an integer between 16777216 and 2147483648$/,
+  );
   assert.deepEqual(settings.httpClientLimits, {
     headersTimeoutMs: 10_000,
     requestTimeoutMs: 30_000,

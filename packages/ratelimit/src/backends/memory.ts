@@ -24,6 +24,8 @@ export interface MemoryStoreOptions {
 
 export const DEFAULT_MEMORY_MAX_COUNTERS = 2_000_000;
 export const DEFAULT_MEMORY_MAX_BYTES = 256 * 1024 * 1024;
+/** The most MEMORY_MAX_BYTES may be: the key arena is one buffer of that size, its offsets 31-bit. */
+export const MEMORY_MAX_BYTES_LIMIT = 2 * 1024 * 1024 * 1024;
 /**
  * What a slot costs in the typed arrays, every one reserved at the store's slot capacity and
  * resident once a slot number is first used: the count (8), expiry (4), use mark (1), the two
