@@ -105,6 +105,13 @@ test('MEMORY_MAX_BYTES bounds keys and bookkeeping together', async () => {
   assert.ok(store.size >= 8 && store.size <= 10, `${store.size} keys`);
 });
 
+test('maxBytes above 2 GiB is refused with its name: the key arena is one buffer of that size', () => {
+  assert.throws(
+    () => storeAt({ now: 1000 }, 1000, 2 ** 31 + 1),
+    /^RangeError: maxBytes \(MEMORY_MAX_BYTES\) 2147483649 is above 2147483648 \(2 GiB\)$/,
+  );
+});
+
 test('a new key costs the same when the store is full as when it is filling', async () => {
   const count = 50_000;
   const { store } = storeAt({ now: 1000 }, count);

@@ -121,6 +121,11 @@ export class MemoryStore implements CounterStore {
       maxBytes: DEFAULT_MEMORY_MAX_BYTES,
     },
   ) {
+    if (options.maxBytes > MEMORY_MAX_BYTES_LIMIT) {
+      throw new RangeError(
+        `maxBytes (MEMORY_MAX_BYTES) ${options.maxBytes} is above ${MEMORY_MAX_BYTES_LIMIT} (2 GiB)`,
+      );
+    }
     // Reserved at the most the bounds allow; a page becomes resident when first used, so the
     // process grows with what is stored and no array is copied to grow.
     const slots =
