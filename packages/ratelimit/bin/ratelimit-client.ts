@@ -7,7 +7,7 @@ import { toProtoText } from '../src/cli/proto-text.js';
 import { type ClientRequest, RateLimitClient } from '../src/client/client.js';
 import { type QuotaAssignment, RateLimitQuotaClient } from '../src/client/quota-client.js';
 import { injectContext, SpanKind, withSpan } from '../src/observability/spans.js';
-import { parseExporterProtocol, startTracing } from '../src/observability/tracing.js';
+import { parseExporterProtocol, startTracing, type Tracing } from '../src/observability/tracing.js';
 
 const FLAGS: FlagSpec[] = [
   {
@@ -84,10 +84,10 @@ if (flags.strings.get('grpc-use-tls') === 'true') {
 // The reference spells the flag -oltp-protocol; with it, the call is a client span whose trace
 // context travels to the server in the request metadata.
 const otlpProtocol = flags.strings.get('oltp-protocol') ?? '';
-let tracing: ReturnType<typeof startTracing> | undefined;
+let tracing: Tracing | undefined;
 if (otlpProtocol !== '') {
   try {
-    tracing = startTracing({
+    tracing = await startTracing({
       enabled: true,
       exporterProtocol: parseExporterProtocol(otlpProtocol),
       serviceName: 'RateLimitClient',

@@ -1,5 +1,9 @@
 import type { StoreLogger } from './backends/store.js';
-import { createLogger as createPinoLogger } from './observability/logger.js';
+import {
+  createLogger as createPinoLogger,
+  type LogFormat,
+  resolveLogFormat,
+} from './observability/logger.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -10,14 +14,15 @@ export interface Logger extends StoreLogger {
 
 /**
  * Log lines on stderr through pino, like the reference: logrus-style text (`time=… level=… msg=…`)
- * or JSON lines with `@timestamp`, `level` and `@message` (LOG_FORMAT=json).
+ * or JSON lines with `@timestamp`, `level` and `@message` (LOG_FORMAT=json). With no format given,
+ * text when stderr is a terminal and JSON otherwise.
  */
 export function createLogger(
   level: LogLevel,
-  format: 'text' | 'json',
+  format: LogFormat | undefined,
   write?: (line: string) => void,
 ): Logger {
-  const pino = createPinoLogger({ level, format }, write);
+  const pino = createPinoLogger({ level, format: resolveLogFormat(format, process.stderr) }, write);
   return {
     debug: (message, fields) => pino.debug(fields ?? {}, message),
     info: (message, fields) => pino.info(fields ?? {}, message),

@@ -88,7 +88,7 @@ async function start(
   stats.addSink(await createStatSink(settings.stats.sink, log));
   const grpcCredentials = overrides.grpcCredentials ?? grpcServerCredentials(settings.grpc.tls, log);
   if (grpcCredentials instanceof ReloadingServerCredentials) closers.push(() => grpcCredentials.close());
-  const tracing = startTracing(settings.tracing);
+  const tracing = await startTracing(settings.tracing);
   closers.push(() => tracing.shutdown());
   const untracedStore =
     overrides.store ??
@@ -124,7 +124,7 @@ async function start(
   const limiter = new RateLimiter(store, localCache, stats, settings.limiter, clock);
   const service = new RateLimitService(config, limiter, stats, settings.service);
 
-  const provider = overrides.provider ?? createConfigProvider(settings.config, log);
+  const provider = overrides.provider ?? (await createConfigProvider(settings.config, log));
   const grpcServer = createGrpcServer(service, health, stats, settings.grpc);
   const quota = settings.rlqs.enabled
     ? startQuotaService(settings, { config, stats, log, grpcServer, closers, clock }, overrides.demandStore)

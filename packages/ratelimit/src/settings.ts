@@ -1,12 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { BackendSettings, BackendType } from './backends/index.js';
 import { readMemcacheSettings } from './backends/memcache/index.js';
-import { DEFAULT_MEMORY_MAX_BYTES, DEFAULT_MEMORY_MAX_COUNTERS } from './backends/memory.js';
+import {
+  DEFAULT_MEMORY_MAX_BYTES,
+  DEFAULT_MEMORY_MAX_COUNTERS,
+  MEMORY_MAX_BYTES_LIMIT,
+} from './backends/memory.js';
 import { readRedisSettings } from './backends/redis/index.js';
 import { EnvReader } from './env-reader.js';
 import { SettingsError } from './errors.js';
 import type { LimiterOptions } from './limiter/limiter.js';
 import type { LogLevel } from './log.js';
+import { LOG_FORMATS, type LogFormat } from './observability/logger.js';
 import type { TracingSettings } from './observability/tracing.js';
 import type { ConfigSettings } from './provider/index.js';
 import type { XdsProviderSettings } from './provider/xds/sotw-provider.js';
@@ -53,7 +58,8 @@ export interface Settings {
   readonly localCacheSizeInBytes: number;
   readonly service: ServiceOptions;
   readonly backend: BackendSettings;
-  readonly log: { readonly level: LogLevel; readonly format: 'text' | 'json' };
+  /** format: LOG_FORMAT when set; undefined follows the log's output (see resolveLogFormat). */
+  readonly log: { readonly level: LogLevel; readonly format: LogFormat | undefined };
   readonly stats: {
     readonly store: StatStoreOptions;
     readonly sink: StatSinkSettings;
@@ -161,7 +167,7 @@ function readBackend(read: EnvReader, env: NodeJS.ProcessEnv): BackendSettings {
       maxBytes: read.integer('MEMORY_MAX_BYTES', DEFAULT_MEMORY_MAX_BYTES, {
         // Room for the largest key a 4 MiB request carries, in two-byte characters: one key never empties the store.
         min: 16 * 1024 * 1024,
-        max: Number.MAX_SAFE_INTEGER,
+        max: MEMORY_MAX_BYTES_LIMIT,
       }),
     },
   };
@@ -259,7 +265,8 @@ function readLog(read: EnvReader): Settings['log'] {
       `'${levelName}' is not one of trace, debug, info, warn, error, fatal, panic`,
     );
   }
-  return { level, format: read.oneOf('LOG_FORMAT', 'text', ['text', 'json']) };
+  const format = read.raw('LOG_FORMAT') ? read.oneOf('LOG_FORMAT', 'text', LOG_FORMATS) : undefined;
+  return { level, format };
 }
 
 function readStats(read: EnvReader, logLevel: LogLevel): Settings['stats'] {

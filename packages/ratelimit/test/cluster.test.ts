@@ -151,7 +151,7 @@ test('2 workers on the same ports keep exact counts under concurrency against Re
       60_000,
       run.stderr,
     );
-    assert.match(run.stderr(), /msg="starting 2 workers"/);
+    assert.match(run.stderr(), /"@message":"starting 2 workers"/);
 
     const request = { domain: 'cluster', descriptors: [{ entries: [{ key: 'exact', value: 'x' }] }] };
     const grpcCalls = clients.flatMap((client) =>

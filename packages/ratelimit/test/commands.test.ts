@@ -222,10 +222,15 @@ describe('the config directory at startup: one line, or a warning where the refe
         assert.ok(Date.now() < deadline, `the server did not start; stderr:\n${stderr}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      const warnings = stderr.split('\n').filter((line) => line.includes('level=warning'));
+      // stderr is a pipe here, so the lines are JSON without LOG_FORMAT (text only on a terminal).
+      const lines = stderr
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const warnings = lines.filter((line) => line.level === 'warning');
       assert.equal(warnings.length, 1, stderr);
       assert.match(
-        warnings[0] as string,
+        String(warnings[0]?.['@message']),
         new RegExp(
           `config directory '${root}/ratelimit/config' does not exist \\(no RUNTIME_ROOT '${root}'\\): no rate limits apply until RUNTIME_ROOT is replaced`,
         ),

@@ -72,19 +72,6 @@ describe('connections that hold resources', () => {
     }
   });
 
-  test('headers that never end get 408 after HTTP_HEADERS_TIMEOUT; the socket is closed', async () => {
-    const answer = await untilClosed(server.ports.http, 'POST /json HTTP/1.1\r\nHost: x\r\n');
-    assert.match(answer, /^HTTP\/1\.1 408 /);
-  });
-
-  test('a body that never ends gets 408 after HTTP_REQUEST_TIMEOUT; the socket is closed', async () => {
-    const answer = await untilClosed(
-      server.ports.http,
-      'POST /json HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"domain":',
-    );
-    assert.match(answer, /^HTTP\/1\.1 408 /);
-  });
-
   test('the debug server answers GET // and other unparsable URLs with 400', async () => {
     for (const target of ['//', '//x:99999/stats']) {
       const answer = await untilClosed(
@@ -96,17 +83,33 @@ describe('connections that hold resources', () => {
     assert.doesNotMatch(server.stderr(), /unexpected/);
   });
 
-  test('a gRPC connection that never sends the HTTP/2 preface is closed after GRPC_HANDSHAKE_TIMEOUT', async () => {
-    const answer = await untilClosed(server.ports.grpc, '');
-    assert.ok(answer.length > 0, 'the server sent its SETTINGS before closing');
-    // A client that did its handshake keeps its connection past the bound.
-    const client = new RateLimitClient(`127.0.0.1:${server.ports.grpc}`);
-    try {
-      assert.equal((await client.shouldRateLimit(request('d', ['k=a']))).overallCode, 'OK');
-      await new Promise((resolve) => setTimeout(resolve, 1500));
-      assert.equal((await client.shouldRateLimit(request('d', ['k=a']))).overallCode, 'OK');
-    } finally {
-      client.close();
-    }
+  // Each of these waits out a server bound on its own connection: they wait side by side.
+  describe('bounds on a connection', { concurrency: true }, () => {
+    test('headers that never end get 408 after HTTP_HEADERS_TIMEOUT; the socket is closed', async () => {
+      const answer = await untilClosed(server.ports.http, 'POST /json HTTP/1.1\r\nHost: x\r\n');
+      assert.match(answer, /^HTTP\/1\.1 408 /);
+    });
+
+    test('a body that never ends gets 408 after HTTP_REQUEST_TIMEOUT; the socket is closed', async () => {
+      const answer = await untilClosed(
+        server.ports.http,
+        'POST /json HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"domain":',
+      );
+      assert.match(answer, /^HTTP\/1\.1 408 /);
+    });
+
+    test('a gRPC connection that never sends the HTTP/2 preface is closed after GRPC_HANDSHAKE_TIMEOUT', async () => {
+      const answer = await untilClosed(server.ports.grpc, '');
+      assert.ok(answer.length > 0, 'the server sent its SETTINGS before closing');
+      // A client that did its handshake keeps its connection past the bound.
+      const client = new RateLimitClient(`127.0.0.1:${server.ports.grpc}`);
+      try {
+        assert.equal((await client.shouldRateLimit(request('d', ['k=a']))).overallCode, 'OK');
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        assert.equal((await client.shouldRateLimit(request('d', ['k=a']))).overallCode, 'OK');
+      } finally {
+        client.close();
+      }
+    });
   });
 });

@@ -49,6 +49,11 @@ test('defaults follow the reference, with the project decisions', () => {
     /MEMORY_MAX_BYTES/,
   );
   assert.equal(readSettings({ MEMORY_MAX_BYTES: '1048576' }).backend.type, 'redis');
+  // The key arena is one buffer of MEMORY_MAX_BYTES: at most 2 GiB.
+  assert.throws(
+    () => readSettings({ BACKEND_TYPE: 'memory', MEMORY_MAX_BYTES: String(2 ** 31 + 1) }),
+    /^SettingsError: MEMORY_MAX_BYTES: '2147483649' is not an integer between 16777216 and 2147483648$/,
+  );
   assert.deepEqual(settings.httpClientLimits, {
     headersTimeoutMs: 10_000,
     requestTimeoutMs: 30_000,
@@ -64,7 +69,8 @@ test('defaults follow the reference, with the project decisions', () => {
     () => readSettings({ GRPC_HANDSHAKE_TIMEOUT: '0s' }),
     /GRPC_HANDSHAKE_TIMEOUT: must be at least 1ms/,
   );
-  assert.deepEqual(settings.log, { level: 'warn', format: 'text' });
+  // No LOG_FORMAT: the logger picks text on a terminal, JSON otherwise (resolveLogFormat).
+  assert.deepEqual(settings.log, { level: 'warn', format: undefined });
   assert.equal(settings.stats.sink.useStatsd, true);
   assert.equal(settings.stats.sink.statsdHost, 'localhost');
   assert.equal(settings.stats.flushIntervalMs, 10_000);

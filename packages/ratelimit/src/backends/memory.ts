@@ -1,4 +1,3 @@
-import { flatten } from '../flat-string.js';
 import type { AlgorithmParams } from '../protocol/algorithm.js';
 import {
   rollSlidingWindow,
@@ -12,6 +11,7 @@ import {
   type TokenBucketState,
   tokenBucketHit,
 } from './algorithms/token-bucket.js';
+import { KeyArena } from './key-arena.js';
 import { KeyIndex } from './key-index.js';
 import type { CounterHit, CounterStore, HitResults, StoreDeps } from './store.js';
 
@@ -24,21 +24,34 @@ export interface MemoryStoreOptions {
 
 export const DEFAULT_MEMORY_MAX_COUNTERS = 2_000_000;
 export const DEFAULT_MEMORY_MAX_BYTES = 256 * 1024 * 1024;
+/** The most MEMORY_MAX_BYTES may be: the key arena is one buffer of that size, its offsets 31-bit. */
+export const MEMORY_MAX_BYTES_LIMIT = 2 * 1024 * 1024 * 1024;
 /**
- * What one counter costs besides its key's characters: the key string's header, its key index
- * entry, and the slot's entries in the typed arrays. Measured: a million counters with 47-byte
- * keys take 109 bytes each of heap and array buffers (62 besides the key); at worst, just after
- * the arrays and the index table have doubled, 101 besides the key. So 128 is on the safe side.
+ * What a slot costs in the typed arrays, every one reserved at the store's slot capacity and
+ * resident once a slot number is first used: the count (8), expiry (4), use mark (1), the two
+ * expiry queue links (8), the key's hash (4), where its record starts and its length (8), its place
+ * on the free list (4) and its state's number (4). test/memory-cost.test.ts measures it.
  */
-export const COUNTER_OVERHEAD_BYTES = 128;
-/** What a sliding window's or token bucket's state object adds to its counter's cost. */
-export const STATE_OVERHEAD_BYTES = 64;
+export const SLOT_BYTES = 41;
+/**
+ * What a sliding window's or token bucket's state adds: two numbers of the state pool (16) and its
+ * place on the pool's free list (4). test/memory-cost.test.ts measures it.
+ */
+export const STATE_BYTES = 20;
+/** The least a counter takes: its slot, its table positions at half load (8), a one-byte key's record. */
+const MIN_COUNTER_BYTES = SLOT_BYTES + 8 + KeyArena.recordBytes('x');
+/** Slots for the expiry queues' sentinels (one per distinct TTL) besides the counters'. */
+const SENTINEL_SLOTS = 64;
+/**
+ * The key arena is packed once its removed records are this share of it, so packing (a pass over
+ * the arena) costs O(1) per byte given back.
+ */
+const COMPACT_SHARE = 1 / 8;
 /** Expired counters reclaimed per call beyond the call's own new keys, so reclaiming keeps pace. */
 const RECLAIM_PER_CALL = 4;
 /** Expired counters reclaimed per timer tick, so an idle store gives its memory back too. */
 const RECLAIM_PER_TICK = 10_000;
 const RECLAIM_TICK_MS = 1000;
-const INITIAL_SLOTS = 1024;
 const NONE = -1;
 /** A slot's use: free, a counter, or a counter used since the clock hand last passed it. */
 const FREE = 0;
@@ -64,16 +77,28 @@ const REFERENCED = 2;
  */
 export class MemoryStore implements CounterStore {
   readonly kind = 'memory';
-  private readonly index = new KeyIndex(INITIAL_SLOTS);
-  /** Per slot, the state of a sliding window or token bucket; undefined for a fixed window's count. */
-  private states: (SlidingWindowState | TokenBucketState | undefined)[] = [];
-  private counts = new Float64Array(INITIAL_SLOTS);
-  private expiries = new Uint32Array(INITIAL_SLOTS);
-  private uses = new Uint8Array(INITIAL_SLOTS);
+  private readonly index: KeyIndex;
+  /**
+   * Per slot, its sliding window's or token bucket's state number in statePool plus one (0 for a
+   * fixed window: zero-filled pages stay unresident until used). A state is its counts entry (the current window's count, the bucket's debt) and two
+   * numbers of the pool (the window's start and the previous window's count; the bucket's time).
+   */
+  private stateOf: Int32Array;
+  private statePool: Float64Array;
+  /** A stack of the free state numbers below stateCount, the most states in use so far. */
+  private stateFree: Int32Array;
+  private stateFreeCount = 0;
+  private stateCount = 0;
+  /** A state read out of the typed arrays, worked on by the algorithms' arithmetic, then written back. */
+  private readonly slidingScratch: SlidingWindowState = { start: 0, current: 0, previous: 0 };
+  private readonly bucketScratch: TokenBucketState = { debt: 0, updatedAt: 0 };
+  private counts: Float64Array;
+  private expiries: Uint32Array;
+  private uses: Uint8Array;
   /** The clock hand: the next slot eviction looks at. */
   private hand = 0;
-  private queuePrev = new Int32Array(INITIAL_SLOTS);
-  private queueNext = new Int32Array(INITIAL_SLOTS);
+  private queuePrev: Int32Array;
+  private queueNext: Int32Array;
   /**
    * One expiry queue per distinct TTL, each a circular list through a sentinel slot of its own
    * (never a counter, so the clock hand passes it as free): a slot leaves its queue without
@@ -81,9 +106,12 @@ export class MemoryStore implements CounterStore {
    */
   private readonly queues: number[] = [];
   private readonly queueByTtl = new Map<number, number>();
-  private freeSlots: number[] = [];
+  /** A stack of the slot numbers below nextSlot that are free. */
+  private freeSlots: Int32Array;
+  private freeCount = 0;
   private nextSlot = 0;
-  private bytes = 0;
+  /** The farthest the key arena's records have reached: its pages up to there are resident. */
+  private keyBytesReached = 0;
   private readonly reclaimTimer: NodeJS.Timeout;
 
   constructor(
@@ -93,6 +121,25 @@ export class MemoryStore implements CounterStore {
       maxBytes: DEFAULT_MEMORY_MAX_BYTES,
     },
   ) {
+    if (options.maxBytes > MEMORY_MAX_BYTES_LIMIT) {
+      throw new RangeError(
+        `maxBytes (MEMORY_MAX_BYTES) ${options.maxBytes} is above ${MEMORY_MAX_BYTES_LIMIT} (2 GiB)`,
+      );
+    }
+    // Reserved at the most the bounds allow; a page becomes resident when first used, so the
+    // process grows with what is stored and no array is copied to grow.
+    const slots =
+      Math.min(options.maxCounters, Math.floor(options.maxBytes / MIN_COUNTER_BYTES)) + SENTINEL_SLOTS;
+    this.index = new KeyIndex(slots, options.maxBytes);
+    this.counts = new Float64Array(slots);
+    this.expiries = new Uint32Array(slots);
+    this.uses = new Uint8Array(slots);
+    this.queuePrev = new Int32Array(slots);
+    this.queueNext = new Int32Array(slots);
+    this.freeSlots = new Int32Array(slots);
+    this.stateOf = new Int32Array(slots);
+    this.statePool = new Float64Array(2 * slots);
+    this.stateFree = new Int32Array(slots);
     this.reclaimTimer = setInterval(
       () => this.reclaimExpired(Math.floor(this.deps.now() / 1000), RECLAIM_PER_TICK),
       RECLAIM_TICK_MS,
@@ -137,9 +184,12 @@ export class MemoryStore implements CounterStore {
     return this.index.size;
   }
 
-  /** The bytes the live counters are accounted at (keys, bookkeeping), bounded by maxBytes. */
+  /**
+   * The bytes the store holds resident, bounded by maxBytes: every slot number used so far, the
+   * lookup table, the key arena as far as its records have reached, and the algorithms' states.
+   */
   get accountedBytes(): number {
-    return this.bytes;
+    return this.residentBytes(0, 0, 0, 0);
   }
 
   isHealthy(): boolean {
@@ -153,8 +203,6 @@ export class MemoryStore implements CounterStore {
   close(): Promise<void> {
     clearInterval(this.reclaimTimer);
     this.index.clear();
-    this.states = [];
-    this.bytes = 0;
     return Promise.resolve();
   }
 
@@ -193,16 +241,22 @@ export class MemoryStore implements CounterStore {
       this.release(slot);
       slot = undefined;
     }
-    const stored = slot === undefined ? undefined : this.states[slot];
+    const stateAt = slot === undefined ? NONE : (this.stateOf[slot] as number) - 1;
     // A hit, refused or not, marks its state as used.
     if (count && slot !== undefined) this.uses[slot] = REFERENCED;
     const { windowMs } = params;
+    const pool = this.statePool;
     if (params.kind === 'sliding_window') {
-      const kept = stored as SlidingWindowState | undefined;
-      const state =
-        kept && count
-          ? kept
-          : { start: kept?.start ?? nowMs, current: kept?.current ?? 0, previous: kept?.previous ?? 0 };
+      const state = this.slidingScratch;
+      if (slot !== undefined && stateAt !== NONE) {
+        state.start = pool[2 * stateAt] as number;
+        state.previous = pool[2 * stateAt + 1] as number;
+        state.current = this.counts[slot] as number;
+      } else {
+        state.start = nowMs;
+        state.current = 0;
+        state.previous = 0;
+      }
       rollSlidingWindow(state, nowMs, windowMs);
       const answer = slidingWindowHit(state, nowMs, windowMs, addend, count);
       // Kept while it weighs in an estimate: up to the end of the window after its own.
@@ -210,42 +264,58 @@ export class MemoryStore implements CounterStore {
         slot === undefined ||
         (this.expiries[slot] as number) <= Math.floor((state.start + 2 * windowMs - 1) / 1000);
       if (count && addend > 0 && needed) {
-        this.keepState(key, slot, state, Math.ceil((2 * windowMs) / 1000) + 1, now);
+        slot = this.keepState(key, slot, Math.ceil((2 * windowMs) / 1000) + 1, now);
+      }
+      if (count && slot !== undefined) {
+        const at = (this.stateOf[slot] as number) - 1;
+        pool[2 * at] = state.start;
+        pool[2 * at + 1] = state.previous;
+        this.counts[slot] = state.current;
       }
       return answer;
     }
-    const kept = stored as TokenBucketState | undefined;
-    const state = kept && count ? kept : { debt: kept?.debt ?? 0, updatedAt: kept?.updatedAt ?? nowMs };
+    const state = this.bucketScratch;
+    if (slot !== undefined && stateAt !== NONE) {
+      state.debt = this.counts[slot] as number;
+      state.updatedAt = pool[2 * stateAt] as number;
+    } else {
+      state.debt = 0;
+      state.updatedAt = nowMs;
+    }
     refillTokenBucket(state, nowMs, params.rate);
     const debt = state.debt;
     const answer = tokenBucketHit(state, { windowMs, rate: params.rate, burst: limit }, addend, count);
     if (state.debt > debt) {
-      this.keepState(
+      slot = this.keepState(
         key,
         slot,
-        state,
         Math.ceil(Math.ceil((limit * windowMs) / params.rate) / 1000) + 1,
         now,
       );
     }
+    if (count && slot !== undefined) {
+      this.counts[slot] = state.debt;
+      pool[2 * ((this.stateOf[slot] as number) - 1)] = state.updatedAt;
+    }
     return answer;
   }
 
-  /** Stores a state in a new slot, or gives its slot the new expiry (re-queued, so queues stay in order). */
-  private keepState(
-    key: string,
-    slot: number | undefined,
-    state: SlidingWindowState | TokenBucketState,
-    ttlSeconds: number,
-    now: number,
-  ): void {
+  /**
+   * A new slot with a state for `key`, or its slot given the new expiry (re-queued, so queues stay
+   * in order); returns the slot.
+   */
+  private keepState(key: string, slot: number | undefined, ttlSeconds: number, now: number): number {
     if (slot === undefined) {
-      this.states[this.allocate(key, ttlSeconds, now, STATE_OVERHEAD_BYTES)] = state;
-      return;
+      const created = this.allocate(key, ttlSeconds, now, 1);
+      const state =
+        this.stateFreeCount > 0 ? (this.stateFree[--this.stateFreeCount] as number) : this.stateCount++;
+      this.stateOf[created] = state + 1;
+      return created;
     }
     this.dequeue(slot);
     this.expiries[slot] = now + ttlSeconds;
     this.enqueue(slot, ttlSeconds);
+    return slot;
   }
 
   private current(key: string, now: number): number {
@@ -267,19 +337,11 @@ export class MemoryStore implements CounterStore {
     return after;
   }
 
-  private allocate(key: string, ttlSeconds: number, now: number, extraBytes = 0): number {
-    // Cache keys are concatenated ropes; a flat copy costs about 60 MB less per million keys.
-    const flat = flatten(key);
-    const cost = counterCost(flat) + extraBytes;
-    while (
-      this.index.size > 0 &&
-      (this.index.size >= this.options.maxCounters || this.bytes + cost > this.options.maxBytes)
-    ) {
-      this.evictOne(now);
-    }
-    const slot = this.freeSlots.pop() ?? this.newSlot();
-    this.index.insert(flat, slot);
-    this.bytes += cost;
+  private allocate(key: string, ttlSeconds: number, now: number, withState: 0 | 1 = 0): number {
+    this.makeRoom(KeyArena.recordBytes(key), withState, now);
+    const slot = this.freeCount > 0 ? (this.freeSlots[--this.freeCount] as number) : this.newSlot();
+    this.index.insert(key, slot);
+    this.keyBytesReached = Math.max(this.keyBytesReached, this.index.keyBytesUsed);
     this.counts[slot] = 0;
     // The key holds its window start, so it is never used after its window: no refresh needed.
     this.expiries[slot] = now + ttlSeconds;
@@ -288,6 +350,50 @@ export class MemoryStore implements CounterStore {
     this.uses[slot] = LIVE;
     this.enqueue(slot, ttlSeconds);
     return slot;
+  }
+
+  /**
+   * Evicts until one more counter fits both bounds: the count, and the resident bytes with its key's
+   * record (`recordBytes`) and, with `withState`, a state. The arena is packed rather than reaching further when
+   * enough of it is removed keys; when it must reach further and that would pass the bound, counters
+   * are evicted until packing gives back enough.
+   */
+  private makeRoom(recordBytes: number, withState: 0 | 1, now: number): void {
+    const index = this.index;
+    for (;;) {
+      const inHole = index.keyFitsInHole(recordBytes);
+      const reclaimable = index.keyBytesReclaimable;
+      if (
+        !inHole &&
+        index.keyBytesUsed + recordBytes > this.keyBytesReached &&
+        reclaimable > 0 &&
+        reclaimable >= index.keyBytesUsed * COMPACT_SHARE
+      ) {
+        index.compactKeys();
+        continue;
+      }
+      const fits =
+        index.size < this.options.maxCounters &&
+        this.residentBytes(
+          1,
+          inHole ? 0 : recordBytes,
+          this.freeCount > 0 ? 0 : 1,
+          this.stateFreeCount > 0 ? 0 : withState,
+        ) <= this.options.maxBytes;
+      // With nothing left to evict, a key too large for the bound on its own is kept all the same.
+      if (fits || index.size === 0) return;
+      this.evictOne(now);
+    }
+  }
+
+  /** accountedBytes, with `moreKeys` keys filed, `keyBytes` more of arena, `newSlots` and `newStates` more. */
+  private residentBytes(moreKeys: 0 | 1, keyBytes: number, newSlots: number, newStates: number): number {
+    return (
+      (this.nextSlot + newSlots) * SLOT_BYTES +
+      this.index.tableBytes(moreKeys) +
+      Math.max(this.keyBytesReached, this.index.keyBytesUsed + keyBytes) +
+      (this.stateCount + newStates) * STATE_BYTES
+    );
   }
 
   /**
@@ -335,17 +441,15 @@ export class MemoryStore implements CounterStore {
   }
 
   private release(slot: number): void {
-    const key = this.index.keyOf(slot);
     this.index.remove(slot);
-    // The cost is worked out again rather than kept: 4 bytes a counter less.
-    this.bytes -= counterCost(key);
-    if (this.states[slot] !== undefined) {
-      this.bytes -= STATE_OVERHEAD_BYTES;
-      this.states[slot] = undefined;
+    const state = this.stateOf[slot] as number;
+    if (state !== 0) {
+      this.stateFree[this.stateFreeCount++] = state - 1;
+      this.stateOf[slot] = 0;
     }
     this.uses[slot] = FREE;
     this.dequeue(slot);
-    this.freeSlots.push(slot);
+    this.freeSlots[this.freeCount++] = slot;
   }
 
   /** Puts `slot` at the back of its TTL's queue. */
@@ -385,6 +489,10 @@ export class MemoryStore implements CounterStore {
     this.uses = grown(this.uses, new Uint8Array(size));
     this.queuePrev = grown(this.queuePrev, new Int32Array(size));
     this.queueNext = grown(this.queueNext, new Int32Array(size));
+    this.freeSlots = grown(this.freeSlots, new Int32Array(size));
+    this.stateOf = grown(this.stateOf, new Int32Array(size));
+    this.statePool = grown(this.statePool, new Float64Array(2 * size));
+    this.stateFree = grown(this.stateFree, new Int32Array(size));
     this.index.growSlots(size);
   }
 }
@@ -392,11 +500,4 @@ export class MemoryStore implements CounterStore {
 function grown<T extends Float64Array | Uint32Array | Int32Array | Uint8Array>(from: T, to: T): T {
   to.set(from as never);
   return to;
-}
-
-/** V8 stores a string with only Latin-1 characters at one byte each, any other at two. */
-const TWO_BYTE = /[\u0100-\uffff]/;
-
-function counterCost(key: string): number {
-  return COUNTER_OVERHEAD_BYTES + (TWO_BYTE.test(key) ? 2 : 1) * key.length;
 }

@@ -16,7 +16,8 @@ Most used settings (default):
   RUNTIME_ROOT             config root (/srv/runtime_data/current); configs are read from
   RUNTIME_SUBDIRECTORY     RUNTIME_ROOT/RUNTIME_SUBDIRECTORY/RUNTIME_APPDIRECTORY (config)
   USE_STATSD               send stats to STATSD_HOST:STATSD_PORT (true)
-  LOG_LEVEL, LOG_FORMAT    WARN, text (LOG_LEVEL=debug adds the stack to a startup error)
+  LOG_LEVEL, LOG_FORMAT    WARN, text on a terminal and json otherwise (LOG_LEVEL=debug adds
+                           the stack to a startup error)
   RATELIMIT_WORKERS        server processes sharing the ports (1)
 
 Every setting is in the configuration table of packages/ratelimit/README.md.

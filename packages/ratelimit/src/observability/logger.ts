@@ -3,6 +3,15 @@ import { SettingsError } from '../errors.js';
 
 export type { Logger } from 'pino';
 export type LogFormat = 'text' | 'json';
+export const LOG_FORMATS: readonly LogFormat[] = ['text', 'json'];
+
+/**
+ * LOG_FORMAT when set; otherwise text on a terminal and JSON when the output is a pipe or a file,
+ * so a person reads lines and a log pipeline parses them (the book service decides the same way).
+ */
+export function resolveLogFormat(setting: LogFormat | undefined, output: { isTTY?: boolean }): LogFormat {
+  return setting ?? (output.isTTY === true ? 'text' : 'json');
+}
 
 export interface LogSettings {
   /** LOG_LEVEL, logrus names, any case: trace, debug, info, warn/warning, error, fatal, panic. */

@@ -1,7 +1,7 @@
 import type { Logger } from '../log.js';
 import { FileConfigProvider, type FileProviderOptions } from './file.js';
 import type { ConfigProvider } from './provider.js';
-import { type XdsProviderSettings, XdsSotwProvider } from './xds/sotw-provider.js';
+import type { XdsProviderSettings } from './xds/sotw-provider.js';
 
 /** CONFIG_TYPE and the settings of the config sources and of the config they load. */
 export interface ConfigSettings {
@@ -15,12 +15,15 @@ export interface ConfigSettings {
   readonly xds: XdsProviderSettings;
 }
 
-/** The config source CONFIG_TYPE selects. */
-export function createConfigProvider(config: ConfigSettings, log: Logger): ConfigProvider {
-  return config.type === 'GRPC_XDS_SOTW'
-    ? new XdsSotwProvider(config.xds, {
-        logger: log,
-        waitForFirstConfig: !config.forceStartWithoutInitialConfig,
-      })
-    : new FileConfigProvider(config.file, log);
+/**
+ * The config source CONFIG_TYPE selects. The xDS client (its protos and gRPC stubs, about 200 ms of
+ * a start) is loaded only when it is the source.
+ */
+export async function createConfigProvider(config: ConfigSettings, log: Logger): Promise<ConfigProvider> {
+  if (config.type !== 'GRPC_XDS_SOTW') return new FileConfigProvider(config.file, log);
+  const { XdsSotwProvider } = await import('./xds/sotw-provider.js');
+  return new XdsSotwProvider(config.xds, {
+    logger: log,
+    waitForFirstConfig: !config.forceStartWithoutInitialConfig,
+  });
 }

@@ -76,3 +76,10 @@ export async function startServiceOnRedis(
   await eventually(async () => (await t.get('http', '/healthcheck')).status === 200);
   return { redis, t };
 }
+
+/**
+ * Data-node arguments for startRedisSentinel: the master starts the replica's first sync at once
+ * rather than after Redis' default 5 s wait for more replicas (repl-diskless-sync-delay), which was
+ * 5 s of every sentinel setup.
+ */
+export const IMMEDIATE_REPLICA_SYNC = ['--repl-diskless-sync-delay', '0'];

@@ -11,7 +11,13 @@ import {
 import { createRedisStore, RedisCounterStore, readRedisSettings } from '../../src/backends/redis/index.js';
 import type { CounterHit } from '../../src/backends/store.js';
 import { ruleCounters } from '../helpers/server.js';
-import { eventually, recordingDeps, startServiceOnRedis, uniquePrefix } from './helpers.js';
+import {
+  eventually,
+  IMMEDIATE_REPLICA_SYNC,
+  recordingDeps,
+  startServiceOnRedis,
+  uniquePrefix,
+} from './helpers.js';
 
 const skip = serviceSkip('redis-server', 'redis-server');
 const noStop = { stopIncrementWhenOverLimit: false };
@@ -183,7 +189,7 @@ describe('Redis store: the scripts on every topology', { skip }, () => {
   });
 
   test('sentinel: scripts run on the master', async () => {
-    const setup = await startRedisSentinel({ sentinels: 1 });
+    const setup = await startRedisSentinel({ sentinels: 1, dataArgs: IMMEDIATE_REPLICA_SYNC });
     const clock = { ms: T0 };
     const store = new RedisCounterStore(
       readRedisSettings({ REDIS_TYPE: 'sentinel', REDIS_URL: setup.url }),

@@ -15,7 +15,14 @@ import {
 } from '@platform/testkit';
 import { createRedisStore, readRedisSettings } from '../../src/backends/redis/index.js';
 import { StoreError } from '../../src/errors.js';
-import { assertTtl, eventually, hitOf, recordingDeps, uniquePrefix } from './helpers.js';
+import {
+  assertTtl,
+  eventually,
+  hitOf,
+  IMMEDIATE_REPLICA_SYNC,
+  recordingDeps,
+  uniquePrefix,
+} from './helpers.js';
 
 const skip = serviceSkip('redis-server', 'redis-server');
 const noStop = { stopIncrementWhenOverLimit: false };
@@ -210,7 +217,12 @@ describe('Redis store: sentinel', { skip }, () => {
   test('fail-over during traffic: no wrong count, and service is back within the fail-over time', async () => {
     const downAfterMs = 1000;
     const failoverTimeoutMs = 2000;
-    const setup = await startRedisSentinel({ sentinels: 3, downAfterMs, failoverTimeoutMs });
+    const setup = await startRedisSentinel({
+      sentinels: 3,
+      downAfterMs,
+      failoverTimeoutMs,
+      dataArgs: IMMEDIATE_REPLICA_SYNC,
+    });
     const store = createRedisStore(
       readRedisSettings({
         REDIS_TYPE: 'sentinel',
@@ -277,7 +289,7 @@ describe('Redis store: sentinel', { skip }, () => {
   });
 
   test('a master name the sentinels do not know, or no sentinel answering, fails calls with a clear error', async () => {
-    const setup = await startRedisSentinel({ sentinels: 1 });
+    const setup = await startRedisSentinel({ sentinels: 1, dataArgs: IMMEDIATE_REPLICA_SYNC });
     const sentinels = setup.url.split(',').slice(1).join(',');
     const unknown = createRedisStore(
       readRedisSettings({
@@ -324,7 +336,7 @@ describe('Redis store: sentinel', { skip }, () => {
   test('REDIS_SENTINEL_AUTH authenticates to password-protected sentinels, REDIS_AUTH to the data nodes', async () => {
     const setup = await startRedisSentinel({
       sentinels: 2,
-      dataArgs: ['--requirepass', 'datapw'],
+      dataArgs: [...IMMEDIATE_REPLICA_SYNC, '--requirepass', 'datapw'],
       dataPassword: 'datapw',
       sentinelConfig: ['requirepass sentinelpw'],
     });

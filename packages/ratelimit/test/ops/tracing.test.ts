@@ -8,7 +8,7 @@ import { otlpReceiver } from './otlp-receiver.js';
 test('spans reach an OTLP/HTTP receiver on loopback, continuing the trace from gRPC metadata', async () => {
   const receiver = await otlpReceiver();
   process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.endpoint;
-  const tracing = startTracing({
+  const tracing = await startTracing({
     enabled: true,
     exporterProtocol: 'http',
     serviceName: 'RateLimit',
@@ -58,7 +58,7 @@ test('spans reach an OTLP/HTTP receiver on loopback, continuing the trace from g
 test('the CLI protocol flag rejects unknown protocols; disabled tracing installs nothing', async () => {
   assert.throws(() => parseExporterProtocol('udp'), /TRACING_EXPORTER_PROTOCOL: unknown protocol 'udp'/);
   assert.equal(parseExporterProtocol('GRPC'), 'grpc');
-  const off = startTracing({
+  const off = await startTracing({
     enabled: false,
     exporterProtocol: 'http',
     serviceName: 'RateLimit',
