@@ -8,30 +8,14 @@
 #                                    explicit ulimits (without them the runtime's setrlimit is refused)
 set -euo pipefail
 
-say() { printf 'containers: %s\n' "$*"; }
-fail() { printf 'containers: ERROR: %s\n' "$*" >&2; exit 1; }
-
-as_root() {
-  if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
-    fail "need root to run: $* (re-run as root)"
-  fi
-}
+SETUP_NAME=containers
+# shellcheck source=lib/setup.sh
+source "$(dirname "$0")/lib/setup.sh"
 
 # The dnsname CNI plugin lets the containers of one Compose project find each other by service name;
 # catatonit is the pause process of the pods `podman kube play` makes.
-missing=()
-for pkg in podman buildah runc debootstrap podman-compose catatonit \
-  golang-github-containernetworking-plugin-dnsname; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  say "installing ${missing[*]}"
-  log=$(mktemp)
-  as_root apt-get update -qq >"$log" 2>&1 || { cat "$log" >&2; fail "apt-get update failed"; }
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >"$log" 2>&1 \
-    || { tail -n 30 "$log" >&2; fail "apt-get install ${missing[*]} failed"; }
-  rm -f "$log"
-fi
+ensure_packages podman buildah runc debootstrap podman-compose catatonit \
+  golang-github-containernetworking-plugin-dnsname
 
 write_once() {
   local path=$1 content=$2

@@ -7,34 +7,9 @@ set -euo pipefail
 PG_DATABASE="${PG_DATABASE:-platform_test}"
 PG_PASSWORD="${PG_PASSWORD:-postgres}"
 
-say() { printf 'services: %s\n' "$*"; }
-fail() { printf 'services: ERROR: %s\n' "$*" >&2; exit 1; }
-
-as_root() {
-  if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
-    fail "need root to run: $* (re-run as root or install sudo)"
-  fi
-}
-
-apt_updated=0
-ensure_packages() {
-  local missing=()
-  local pkg
-  for pkg in "$@"; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
-  done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  say "installing ${missing[*]}"
-  local log
-  log=$(mktemp)
-  if [ $apt_updated -eq 0 ]; then
-    as_root apt-get update -qq >"$log" 2>&1 || { cat "$log" >&2; fail "apt-get update failed"; }
-    apt_updated=1
-  fi
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >"$log" 2>&1 \
-    || { tail -n 30 "$log" >&2; fail "apt-get install ${missing[*]} failed"; }
-  rm -f "$log"
-}
+SETUP_NAME=services
+# shellcheck source=lib/setup.sh
+source "$(dirname "$0")/lib/setup.sh"
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
