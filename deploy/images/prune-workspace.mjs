@@ -41,4 +41,12 @@ for (const folder of folders) {
     removed += 1;
   }
 }
+// A scope whose packages all went goes too.
+for (const folder of folders) {
+  if (!existsSync(folder)) continue;
+  for (const name of readdirSync(folder)) {
+    const path = join(folder, name);
+    if (name.startsWith('@') && readdirSync(path).length === 0) rmSync(path, { recursive: true });
+  }
+}
 process.stdout.write(`prune-workspace: ${workspace}: ${needed.size} packages kept, ${removed} removed\n`);
