@@ -11,9 +11,12 @@ import { packageRoot } from '../../src/paths.js';
 import { books, tsx } from '../support/books-command.js';
 import { CookieBrowser } from '../support/cookie-browser.js';
 import { signInThroughService } from '../support/dev-login.js';
+import { migratedDataDir } from '../support/pglite-template.js';
 
-const dataDir = await mkdtemp(join(tmpdir(), 'books-users-'));
-after(() => rm(dataDir, { recursive: true, force: true }));
+const scratch = await mkdtemp(join(tmpdir(), 'books-users-'));
+after(() => rm(scratch, { recursive: true, force: true }));
+// Migrated already, from the test template: a new directory would cost an initdb of 8-16 s.
+const dataDir = await migratedDataDir(scratch);
 
 test('books users promote|demote changes the role by email', async () => {
   const db = await openPglite(dataDir);
