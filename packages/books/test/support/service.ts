@@ -9,6 +9,7 @@ import { migrate } from '../../src/db/migrate.js';
 import { openPglite } from '../../src/db/pglite.js';
 import { openPostgres } from '../../src/db/postgres.js';
 import { UsersRepository } from '../../src/modules/users/users.repository.js';
+import { leasePglite } from './pglite-pool.js';
 import { migratedDump } from './pglite-template.js';
 
 export type Driver = 'pglite' | 'postgres';
@@ -86,12 +87,13 @@ export interface TestServiceOptions {
   beforeListen?: (app: FastifyInstance) => void | Promise<void>;
 }
 
-/** The real app over real HTTP on a loopback port, on a fresh database. */
+/** The real app over real HTTP on a loopback port, on a fresh database (PGlite: an emptied one, see pglite-pool). */
 export async function startTestService(
   driver: Driver,
   options: TestServiceOptions = {},
 ): Promise<TestService> {
-  const database = options.database ?? (await openTestDatabase(driver));
+  const database =
+    options.database ?? (driver === 'pglite' ? await leasePglite() : await openTestDatabase(driver));
   // The per-user limit runs in every test (in process), high enough that no suite's burst reaches it;
   // test/rate-limit.test.ts sets its own.
   const config = loadConfig({
