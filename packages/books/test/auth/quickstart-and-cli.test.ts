@@ -64,13 +64,15 @@ test('books users with bad arguments explains the usage', async () => {
   }
 });
 
-test('the quickstart serves the service and the development provider: login works out of the box', async () => {
+test('the quickstart serves the service and the development provider: login works out of the box, and at the default level no line is logged per request', async () => {
   const [port, idpPort] = [await freePort(), await freePort()];
+  // The default LOG_LEVEL, as `npm start` runs it; a new database, as a first run meets it.
   const quickstart = spawnManaged('env', [
+    '-u',
+    'LOG_LEVEL',
     `PORT=${port}`,
     `OIDC_DEV_ISSUER=http://127.0.0.1:${idpPort}`,
     'DATABASE_URL=pglite:memory',
-    'LOG_LEVEL=warn',
     tsx,
     join(packageRoot, 'dev', 'quickstart.ts'),
   ]);
@@ -90,4 +92,11 @@ test('the quickstart serves the service and the development provider: login work
   } finally {
     await quickstart.stop();
   }
+  // Read once it has stopped, so every line it wrote is in: info lines are there, request lines are not.
+  assert.match(quickstart.output(), /Server listening at http:\/\/127\.0\.0\.1:\d+/);
+  assert.doesNotMatch(
+    quickstart.output(),
+    /incoming request|request completed/,
+    'request lines are at debug',
+  );
 });

@@ -15,11 +15,15 @@ interface MigratedState {
 
 const idle: Database[] = [];
 let migratedState: Promise<MigratedState> | undefined;
+/** Set when the file's tests are done: a database given back after that is closed, not kept. */
+let done = false;
 
 // An open PGlite keeps its process from exiting (it holds no handle that shows, but the loop stays up), so
-// the instances still idle are closed once the file's tests are done. Registered when this module loads,
-// while the importing test file is still at its top level: the hook is the root test's.
+// the pool is emptied once the file's tests are done. Registered when this module loads, while the
+// importing test file is still at its top level: the hook is the root test's. The file's own root `after`
+// hooks may run later and give back their services' databases then: those are closed at once.
 after(async () => {
+  done = true;
   await Promise.all(idle.splice(0).map((db) => db.close()));
 });
 
@@ -68,6 +72,7 @@ export async function leasePglite(): Promise<LeasedDatabase> {
   return {
     db: leased,
     async dispose() {
+      if (done) return leased.close();
       try {
         await reset(leased, state);
       } catch (error) {
