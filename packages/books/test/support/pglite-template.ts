@@ -4,7 +4,7 @@
 // per PGlite release and set of migrations and kept in the OS temp directory, so later processes (and
 // later runs) only read it.
 import { createHash } from 'node:crypto';
-import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { access, cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -70,7 +70,7 @@ let template: Promise<string> | undefined;
 function templateDir(): Promise<string> {
   template ??= (async () => {
     const dir = join(tmpdir(), `books-test-pglite-${await templateKey()}`);
-    const complete = await readFile(join(dir, DUMP_FILE)).then(
+    const complete = await access(join(dir, DUMP_FILE)).then(
       () => true,
       () => false,
     );
