@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-import { startService } from '../src/app/server.js';
-import { exitOnStartupError } from '../src/app/startup-error.js';
 // The books command: `books serve` (default) runs the service; `books migrate` applies the SQL migrations;
-// `books users promote|demote <email>` changes a user's role.
+// `books users promote|demote <email>` changes a user's role. The service (fastify and the rest) and the
+// database drivers (PGlite, pg) are imported by the command that needs them, once its arguments are read:
+// loading all of them took seconds before `--help` or a usage error could answer.
+import { exitOnStartupError } from '../src/app/startup-error.js';
 import { withLocalEnv } from '../src/auth/oidc/local-env.js';
 import { type Config, loadConfig } from '../src/config.js';
+import type { Database } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
-import { openDatabase } from '../src/db/open.js';
 import type { Role } from '../src/modules/users/user.js';
 import { UsersRepository } from '../src/modules/users/users.repository.js';
 
@@ -30,6 +31,7 @@ async function serve(args: string[]): Promise<void> {
   if (args.length > 0) throw new UsageError(`unexpected argument '${args[0]}': serve takes none`);
   const settings = config();
   listening = settings;
+  const { startService } = await import('../src/app/server.js');
   const service = await startService(settings);
   const stop = async () => {
     await service.close();
@@ -39,9 +41,16 @@ async function serve(args: string[]): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
+/** The configured database, opened (PGlite or pg, loaded here). */
+async function openConfiguredDatabase(): Promise<Database> {
+  const settings = config();
+  const { openDatabase } = await import('../src/db/open.js');
+  return openDatabase(settings.database);
+}
+
 async function migrateCommand(args: string[]): Promise<void> {
   if (args.length > 0) throw new UsageError(`unexpected argument '${args[0]}': migrate takes none`);
-  const db = await openDatabase(config().database);
+  const db = await openConfiguredDatabase();
   try {
     const { applied } = await migrate(db);
     console.log(
@@ -61,7 +70,7 @@ async function usersCommand(args: string[]): Promise<void> {
     throw new UsageError('users needs promote or demote, then one email');
   }
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError(`'${email}' is not an email address`);
-  const db = await openDatabase(config().database);
+  const db = await openConfiguredDatabase();
   try {
     await migrate(db);
     const changed = await new UsersRepository(db, []).setRoleByEmail(email, role);

@@ -1,17 +1,22 @@
 // The `books` command and the quickstart as a user meets them: help, usage errors and one-line
 // startup errors, through the bin launcher that `npx books` runs.
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { assertOneLineError, occupyPort, runCommand } from '@platform/testkit';
 import { packageRoot } from '../src/paths.js';
+import { booksLauncher, tsx } from './support/books-command.js';
+import { migratedDataDir } from './support/pglite-template.js';
 
-const launcher = join(packageRoot, 'bin', 'books.mjs');
-const tsx = join(packageRoot, '..', '..', 'node_modules', '.bin', 'tsx');
-/** In memory, so no run leaves a data directory behind. */
-const MEMORY = { DATABASE_URL: 'pglite:memory', LOG_LEVEL: 'warn' };
+// One migrated data directory for every command that opens the database before it fails (a new one would
+// cost each an initdb of 8-16 s); removed after the run. The commands run one after the other.
+const scratch = await mkdtemp(join(tmpdir(), 'books-commands-'));
+after(() => rm(scratch, { recursive: true, force: true }));
+const DATABASE = { DATABASE_URL: `pglite:${await migratedDataDir(scratch)}`, LOG_LEVEL: 'warn' };
 const books = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-  runCommand(process.execPath, [launcher, ...args], { cwd: packageRoot, env: { ...MEMORY, ...env } });
+  runCommand(process.execPath, [booksLauncher, ...args], { cwd: packageRoot, env: { ...DATABASE, ...env } });
 
 describe('help and arguments', () => {
   test('-h and --help print the usage to stdout and exit 0', async () => {
@@ -43,7 +48,7 @@ describe('startup errors: one line naming the value, the problem and the setting
       assertOneLineError(await books([], { PORT: String(busy.port) }), 1, expected);
       const quickstart = await runCommand(tsx, ['dev/quickstart.ts'], {
         cwd: packageRoot,
-        env: { ...MEMORY, PORT: String(busy.port), OIDC_DEV_ISSUER: 'http://127.0.0.1:0' },
+        env: { ...DATABASE, PORT: String(busy.port), OIDC_DEV_ISSUER: 'http://127.0.0.1:0' },
       });
       assertOneLineError(quickstart, 1, expected);
     } finally {
@@ -56,7 +61,7 @@ describe('startup errors: one line naming the value, the problem and the setting
     try {
       const quickstart = await runCommand(tsx, ['dev/quickstart.ts'], {
         cwd: packageRoot,
-        env: { ...MEMORY, PORT: '0', OIDC_DEV_ISSUER: `http://127.0.0.1:${busy.port}` },
+        env: { ...DATABASE, PORT: '0', OIDC_DEV_ISSUER: `http://127.0.0.1:${busy.port}` },
       });
       assertOneLineError(
         quickstart,

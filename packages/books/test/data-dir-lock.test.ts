@@ -10,14 +10,17 @@ import { DataDirInUseError, LOCK_FILE } from '../src/db/data-dir-lock.js';
 import { migrate } from '../src/db/migrate.js';
 import { openPglite } from '../src/db/pglite.js';
 import { UsersRepository } from '../src/modules/users/users.repository.js';
-import { packageRoot } from '../src/paths.js';
-import { books, tsx } from './support/books-command.js';
+import { books, booksLauncher } from './support/books-command.js';
+import { migratedDataDir } from './support/pglite-template.js';
 
-const dataDir = await mkdtemp(join(tmpdir(), 'books-lock-'));
-after(() => rm(dataDir, { recursive: true, force: true }));
+// Every directory here is a copy of the migrated test template (a new one would cost an initdb of 8-16 s
+// at its first open); the locks are what is under test, not the cluster's creation.
+const scratch = await mkdtemp(join(tmpdir(), 'books-lock-'));
+after(() => rm(scratch, { recursive: true, force: true }));
+const dataDir = await migratedDataDir(scratch);
 
 test('a second open of a PGlite data directory in the same process is refused, and allowed after close', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'books-lock-same-'));
+  const dir = await migratedDataDir(scratch);
   try {
     const first = await openPglite(dir);
     await assert.rejects(openPglite(dir), (error: unknown) => {
@@ -35,7 +38,7 @@ test('a second open of a PGlite data directory in the same process is refused, a
 });
 
 test('a lock left by a process that has exited is taken over', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'books-lock-stale-'));
+  const dir = await migratedDataDir(scratch);
   try {
     const gone = spawn(process.execPath, ['-e', '']);
     await once(gone, 'exit');
@@ -85,13 +88,13 @@ test('books migrate, books users and books serve refuse with one line while anot
 });
 
 test('a running server holds its directory: a second server refuses, naming the pid of the first', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'books-lock-server-'));
+  const dir = await migratedDataDir(scratch);
   const server = spawnManaged('env', [
     `DATABASE_URL=pglite:${dir}`,
     'PORT=0',
     'LOG_LEVEL=warn',
-    tsx,
-    join(packageRoot, 'bin', 'books.ts'),
+    process.execPath,
+    booksLauncher,
     'serve',
   ]);
   try {

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { freePort, spawnManaged, waitForPort } from '@platform/testkit';
@@ -6,7 +9,8 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { logDestination, resolveLogFormat, textLine } from '../src/log-format.js';
 import { packageRoot } from '../src/paths.js';
-import { tsx } from './support/books-command.js';
+import { booksLauncher } from './support/books-command.js';
+import { migratedDataDir } from './support/pglite-template.js';
 
 /** The lines the service's logger (fastify's pino) writes through `logDestination` in the given format. */
 function logged(format: 'text' | 'json', log: (logger: FastifyBaseLogger) => void): string[] {
@@ -85,8 +89,11 @@ test('textLine keeps a line it cannot place whole: an unknown level by its numbe
 
 test('books serve in a terminal writes text lines, and no line per request at the default level', async () => {
   const port = await freePort();
+  // A copy of the migrated test template: a new database would cost the start an initdb of 8-16 s.
+  const scratch = await mkdtemp(join(tmpdir(), 'books-log-format-'));
+  const dataDir = await migratedDataDir(scratch);
   // `script` gives the command a terminal, as a person running it has; its output comes back through the pty.
-  const command = `env PORT=${port} DATABASE_URL=pglite:memory ${tsx} bin/books.ts serve`;
+  const command = `env PORT=${port} DATABASE_URL=pglite:${dataDir} ${process.execPath} ${booksLauncher} serve`;
   const service = spawnManaged('script', ['-qefc', `cd ${packageRoot} && exec ${command}`, '/dev/null']);
   try {
     await waitForPort(port, '127.0.0.1', 60_000);
@@ -104,6 +111,7 @@ test('books serve in a terminal writes text lines, and no line per request at th
     assert.doesNotMatch(service.output(), /incoming request|request completed/, 'request lines are at debug');
   } finally {
     await service.stop();
+    await rm(scratch, { recursive: true, force: true });
   }
 });
 

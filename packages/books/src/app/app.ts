@@ -25,7 +25,7 @@ import { UsersRepository } from '../modules/users/users.repository.js';
 import { AllowedMethods } from '../plugins/app/allowed-methods.js';
 import { acceptJsonBodiesOnly } from '../plugins/app/body-parsers.js';
 import { clientErrorHandler, rejectEncodedBodies, rejectLongUrls } from '../plugins/app/framework-errors.js';
-import { lingeringClose } from '../plugins/app/lingering-close.js';
+import { LingeringClose } from '../plugins/app/lingering-close.js';
 import { problemErrorHandler, problemNotFoundHandler } from '../plugins/app/problem.js';
 import { RequestLinesAtDebug } from '../plugins/app/request-lines.js';
 import { checksHook } from '../plugins/app/sync-hooks.js';
@@ -63,6 +63,7 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
     publicBaseUrl: config.publicBaseUrl,
     formActionOrigins: config.oidcProviders.map((provider) => provider.issuer.origin),
   });
+  const lingering = new LingeringClose(config.lingeringClose);
   const app = Fastify({
     logger,
     logController: new RequestLinesAtDebug(),
@@ -70,14 +71,14 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
     genReqId: () => randomUUID(),
     // A caller-supplied request id is only trusted behind a proxy that sets it.
     requestIdHeader: config.trustProxy ? 'x-request-id' : false,
-    clientErrorHandler,
+    clientErrorHandler: clientErrorHandler(lingering),
     // Malformed paths and over-long path segments, which fail before routing.
     frameworkErrors: (error, request, reply) => {
       headers.setOn(request, reply);
       return problemErrorHandler(error, request, reply);
     },
   });
-  lingeringClose(app, config.lingeringClose);
+  lingering.attach(app);
   const allowedMethods = new AllowedMethods();
   allowedMethods.attach(app);
   app.setValidatorCompiler(contractValidatorCompiler());

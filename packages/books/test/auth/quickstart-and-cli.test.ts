@@ -11,9 +11,12 @@ import { packageRoot } from '../../src/paths.js';
 import { books, tsx } from '../support/books-command.js';
 import { CookieBrowser } from '../support/cookie-browser.js';
 import { signInThroughService } from '../support/dev-login.js';
+import { migratedDataDir } from '../support/pglite-template.js';
 
-const dataDir = await mkdtemp(join(tmpdir(), 'books-users-'));
-after(() => rm(dataDir, { recursive: true, force: true }));
+const scratch = await mkdtemp(join(tmpdir(), 'books-users-'));
+after(() => rm(scratch, { recursive: true, force: true }));
+// Migrated already, from the test template: a new directory would cost an initdb of 8-16 s.
+const dataDir = await migratedDataDir(scratch);
 
 test('books users promote|demote changes the role by email', async () => {
   const db = await openPglite(dataDir);
@@ -61,13 +64,15 @@ test('books users with bad arguments explains the usage', async () => {
   }
 });
 
-test('the quickstart serves the service and the development provider: login works out of the box', async () => {
+test('the quickstart serves the service and the development provider: login works out of the box, and at the default level no line is logged per request', async () => {
   const [port, idpPort] = [await freePort(), await freePort()];
+  // The default LOG_LEVEL, as `npm start` runs it; a new database, as a first run meets it.
   const quickstart = spawnManaged('env', [
+    '-u',
+    'LOG_LEVEL',
     `PORT=${port}`,
     `OIDC_DEV_ISSUER=http://127.0.0.1:${idpPort}`,
     'DATABASE_URL=pglite:memory',
-    'LOG_LEVEL=warn',
     tsx,
     join(packageRoot, 'dev', 'quickstart.ts'),
   ]);
@@ -87,4 +92,11 @@ test('the quickstart serves the service and the development provider: login work
   } finally {
     await quickstart.stop();
   }
+  // Read once it has stopped, so every line it wrote is in: info lines are there, request lines are not.
+  assert.match(quickstart.output(), /Server listening at http:\/\/127\.0\.0\.1:\d+/);
+  assert.doesNotMatch(
+    quickstart.output(),
+    /incoming request|request completed/,
+    'request lines are at debug',
+  );
 });

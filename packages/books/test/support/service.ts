@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { PGlite } from '@electric-sql/pglite';
 import { databaseUrl } from '@platform/testkit';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
@@ -7,9 +6,11 @@ import { buildApp } from '../../src/app/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
-import { openPglite, pgliteDatabase } from '../../src/db/pglite.js';
+import { openPglite } from '../../src/db/pglite.js';
 import { openPostgres } from '../../src/db/postgres.js';
 import { UsersRepository } from '../../src/modules/users/users.repository.js';
+import { leasePglite } from './pglite-pool.js';
+import { migratedDump } from './pglite-template.js';
 
 export type Driver = 'pglite' | 'postgres';
 
@@ -28,20 +29,6 @@ export interface TestDatabase {
   dispose(): Promise<void>;
 }
 
-let migratedSnapshot: Promise<Blob> | undefined;
-
-/** One migrated in-memory cluster per test process, copied for each test database (skips initdb). */
-function pgliteSnapshot(): Promise<Blob> {
-  migratedSnapshot ??= (async () => {
-    const pglite = await PGlite.create();
-    await migrate(pgliteDatabase(pglite));
-    const snapshot = await pglite.dumpDataDir('none');
-    await pglite.close();
-    return snapshot;
-  })();
-  return migratedSnapshot;
-}
-
 /**
  * PGlite in memory (from a migrated snapshot) or in `dataDir` (migrated as the service does), or a
  * fresh, uniquely named schema on the DATABASE_URL server.
@@ -49,7 +36,7 @@ function pgliteSnapshot(): Promise<Blob> {
 export async function openTestDatabase(driver: Driver, dataDir?: string): Promise<TestDatabase> {
   if (driver === 'pglite') {
     const db =
-      dataDir === undefined ? await openPglite(undefined, await pgliteSnapshot()) : await openPglite(dataDir);
+      dataDir === undefined ? await openPglite(undefined, await migratedDump()) : await openPglite(dataDir);
     await migrate(db);
     return { db, dispose: () => db.close() };
   }
@@ -100,12 +87,13 @@ export interface TestServiceOptions {
   beforeListen?: (app: FastifyInstance) => void | Promise<void>;
 }
 
-/** The real app over real HTTP on a loopback port, on a fresh database. */
+/** The real app over real HTTP on a loopback port, on a fresh database (PGlite: an emptied one, see pglite-pool). */
 export async function startTestService(
   driver: Driver,
   options: TestServiceOptions = {},
 ): Promise<TestService> {
-  const database = options.database ?? (await openTestDatabase(driver));
+  const database =
+    options.database ?? (driver === 'pglite' ? await leasePglite() : await openTestDatabase(driver));
   // The per-user limit runs in every test (in process), high enough that no suite's burst reaches it;
   // test/rate-limit.test.ts sets its own.
   const config = loadConfig({

@@ -1,7 +1,8 @@
-import { STATUS_CODES } from 'node:http';
+import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
+import type { LingeringClose } from './lingering-close.js';
 
 /** Longest request target (path and query) served; longer ones get 414 (Node's own header limit is 16 KiB). */
 export const MAX_URL_LENGTH = 8192;
@@ -105,28 +106,27 @@ export function rejectEncodedBodies(request: FastifyRequest): void {
 
 /**
  * Errors Node's HTTP parser raises before fastify sees a request (headers over 16 KiB, malformed
- * requests, timeouts) answered with problem details instead of fastify's `{"error": ...}` JSON.
+ * requests, timeouts) answered with problem details instead of fastify's `{"error": ...}` JSON, then
+ * closed with a lingering close, as the app's own early answers are: the client may still be sending.
  */
-export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  let status = 400;
-  let detail = 'The request could not be parsed as HTTP/1.1.';
-  if (error.code === 'HPE_HEADER_OVERFLOW') {
-    status = 431;
-    detail = 'The request line and headers exceed 16 KiB; send fewer or smaller headers (cookies included).';
-  } else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    status = 408;
-    detail = 'The request was not received in time.';
-  }
-  const body = JSON.stringify({
-    type: 'about:blank',
-    title: STATUS_CODES[status],
-    status,
-    detail,
-    instance: '/',
-    code: CODE_BY_STATUS[status],
-  });
-  if (socket.writable) {
+export function clientErrorHandler(lingering: LingeringClose) {
+  return function answerParserError(error: NodeJS.ErrnoException, socket: Socket): void {
+    if (error.code === 'ECONNRESET' || socket.destroyed || lingering.isLingering(socket)) return;
+    // As Node does: no answer into a response already under way; a second status line would corrupt it.
+    const inFlight = (socket as { _httpMessage?: ServerResponse })._httpMessage;
+    if (!socket.writable || inFlight?.headersSent) {
+      socket.destroy(error);
+      return;
+    }
+    const { status, detail } = parserProblem(error.code);
+    const body = JSON.stringify({
+      type: 'about:blank',
+      title: STATUS_CODES[status],
+      status,
+      detail,
+      instance: '/',
+      code: CODE_BY_STATUS[status],
+    });
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
         'Content-Type: application/problem+json; charset=utf-8\r\n' +
@@ -136,6 +136,22 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
         'Connection: close\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
+    lingering.afterParserError(socket);
+  };
+}
+
+/** The status for a parser error, with a detail a caller can act on. */
+function parserProblem(code: string | undefined): { status: number; detail: string } {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return {
+        status: 431,
+        detail:
+          'The request line and headers exceed 16 KiB; send fewer or smaller headers (cookies included).',
+      };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, detail: 'The request was not received in time.' };
+    default:
+      return { status: 400, detail: 'The request could not be parsed as HTTP/1.1.' };
   }
-  socket.destroy(error);
 }
