@@ -189,6 +189,16 @@ test('a bad first message ends that stream with INVALID_ARGUMENT and leaves the 
       ],
       ['an empty BucketId', encodeReport('rlqs', [{ bucket: {} }]), /bucket_id is empty/],
       [
+        'an empty BucketId key',
+        encodeReport('rlqs', [{ bucket: { name: 'api', '': 'x' } }]),
+        /bucket_id has an empty key/,
+      ],
+      [
+        'an empty BucketId value',
+        encodeReport('rlqs', [{ bucket: { name: '' } }], 'map'),
+        /bucket_id has an empty value for key 'name'/,
+      ],
+      [
         'a zero time_elapsed',
         encodeReport('rlqs', [{ bucket: { name: 'api' }, elapsed: 0 }]),
         /time_elapsed must be more than 0/,
@@ -218,10 +228,11 @@ test('a bad first message ends that stream with INVALID_ARGUMENT and leaves the 
     const switched = await switching.status();
     assert.ok(switched !== 'ok' && switched.code === status.INVALID_ARGUMENT);
 
-    // The good stream goes on.
+    // The good stream goes on: a third of its assignment's time to live later, a report renews it.
+    t.clock.seconds += 10;
     good.report('rlqs', [{ bucket: { name: 'api' } }]);
     assert.equal((await good.next())[0]?.kind, 'assign');
-    assert.equal(counter(t.server, 'ratelimit_server.StreamRateLimitQuotas.invalid_reports'), 6);
+    assert.equal(counter(t.server, 'ratelimit_server.StreamRateLimitQuotas.invalid_reports'), 8);
   });
 });
 
