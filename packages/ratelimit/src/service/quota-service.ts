@@ -42,9 +42,9 @@ export interface QuotaSink {
 const ENTRY_TTL_INTERVALS = 3;
 /**
  * A report whose buckets are all assigned, under the config they were shared out with, and whose
- * demands moved by less than this fraction since they were last shared out, is answered with the
- * strategies in force (renewing their TTL) without a store round trip; the next rebalance shares
- * the new demands out. Envoy's counts wobble from one report to the next: without this every
+ * demands moved by less than this fraction since they were last shared out, is settled: it costs
+ * no store round trip, and is answered (with the strategies in force, renewing their TTL) only
+ * when a third of their TTL has passed; the next rebalance shares the new demands out. Envoy's counts wobble from one report to the next: without this every
  * report would cost a store call and a share-out of each of its buckets.
  */
 const DEMAND_TOLERANCE = 0.1;
@@ -134,9 +134,10 @@ export const RLQS_STAT_ROOT = 'ratelimit.service.rlqs.';
  * The Rate Limit Quota Service: streams subscribe to buckets by reporting them, each bucket is
  * looked up in the config in force (config/bucket-match.ts) and its quota shared out among every
  * client reporting it (quota/), with the clients' demand kept in the demand store so that
- * instances on one Redis share out alike. Reports are answered at once with the reporter's
- * assignments (renewing their TTL); every RLQS_REBALANCE_INTERVAL all buckets are shared out
- * again, idle buckets abandoned, and clients whose share changed are sent their new one.
+ * instances on one Redis share out alike. A client is sent a bucket's strategy when it first
+ * reports it, whenever it changes, and, renewing its TTL, on a report once a third of that TTL
+ * has passed; every RLQS_REBALANCE_INTERVAL the buckets are shared out again and idle buckets
+ * abandoned.
  */
 export class QuotaService {
   /** Open streams by client id. */
@@ -676,7 +677,11 @@ interface Reporter {
 }
 
 /** Adds one action to its stream's part of the outbox. */
-function addAssignment(outbox: Map<QuotaStream, BucketAction[]>, stream: QuotaStream, action: BucketAction): void {
+function addAssignment(
+  outbox: Map<QuotaStream, BucketAction[]>,
+  stream: QuotaStream,
+  action: BucketAction,
+): void {
   const actions = outbox.get(stream) ?? [];
   actions.push(action);
   outbox.set(stream, actions);
