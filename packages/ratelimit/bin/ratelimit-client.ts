@@ -133,7 +133,9 @@ try {
 
 /**
  * -rlqs: reports one request per bucket, `reports` times a second apart, and prints every action
- * the server sends until each report has been answered. Resolves to the number of assignments.
+ * the server sends: the first report's answer, then whatever comes until a second after the last
+ * report (the server answers a later report only when a strategy changes or its renewal is due).
+ * Resolves to the number of assignments.
  */
 async function printAssignments(
   address: string,
@@ -154,22 +156,30 @@ async function printAssignments(
     process.stdout.write(`abandon: bucket:${JSON.stringify(bucket)}\n`);
   });
   try {
-    for (let sent = 0; sent < reports; sent++) {
-      if (sent > 0) await new Promise((resolve) => setTimeout(resolve, 1000));
-      const answered = printed + buckets.length;
-      for (const bucket of buckets) quota.take(bucket);
-      quota.reportNow();
-      await new Promise<void>((resolve, reject) => {
+    const failed = new Promise<never>((_, reject) => quota.once('error', reject));
+    // An error once the reports are done (the stream closing) is no one's to handle.
+    failed.catch(() => undefined);
+    const second = () => Promise.race([failed, new Promise((resolve) => setTimeout(resolve, 1000))]);
+    for (const bucket of buckets) quota.take(bucket);
+    quota.reportNow();
+    await Promise.race([
+      failed,
+      new Promise<void>((resolve) => {
         const check = () => {
-          if (printed >= answered) {
+          if (printed >= buckets.length) {
             quota.off('assignment', check);
             resolve();
           }
         };
         quota.on('assignment', check);
-        quota.once('error', reject);
-      });
+      }),
+    ]);
+    for (let sent = 1; sent < reports; sent++) {
+      await second();
+      for (const bucket of buckets) quota.take(bucket);
+      quota.reportNow();
     }
+    if (reports > 1) await second();
   } finally {
     quota.close();
   }

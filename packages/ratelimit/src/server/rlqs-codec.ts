@@ -199,7 +199,7 @@ function decodeUsage(bytes: Buffer, start: number, end: number, index: number): 
     const tag = usage.tag();
     if (tag === TAG_1_BYTES) {
       const from = usage.delimited();
-      bucket = bucketIdAt(bytes, from, usage.at);
+      bucket = bucketIdAt(bytes, from, usage.at, index);
     } else if (tag === TAG_2_BYTES) {
       const from = usage.delimited();
       elapsedMs = durationMsAt(bytes, from, usage.at);
@@ -223,18 +223,19 @@ function decodeUsage(bytes: Buffer, start: number, end: number, index: number): 
 const bucketIds = new Map<string, BucketPairs>();
 const MAX_CACHED_BUCKET_IDS = 20_000;
 
-function bucketIdAt(bytes: Buffer, start: number, end: number): BucketPairs {
+function bucketIdAt(bytes: Buffer, start: number, end: number, index: number): BucketPairs {
   const raw = bytes.toString('latin1', start, end);
   let pairs = bucketIds.get(raw);
   if (!pairs) {
-    pairs = decodeBucketId(bytes, start, end);
+    pairs = decodeBucketId(bytes, start, end, index);
     if (bucketIds.size >= MAX_CACHED_BUCKET_IDS) bucketIds.clear();
     bucketIds.set(raw, pairs);
   }
   return pairs;
 }
 
-function decodeBucketId(bytes: Buffer, start: number, end: number): BucketPairs {
+/** A BucketId's pairs; an empty key or value is refused, as Envoy's own validation (min_len 1 on both) does. */
+function decodeBucketId(bytes: Buffer, start: number, end: number, index: number): BucketPairs {
   const pairs = new Map<string, string>();
   const bucketId = new Cursor(bytes, start, end);
   while (!bucketId.done) {
@@ -258,6 +259,11 @@ function decodeBucketId(bytes: Buffer, start: number, end: number): BucketPairs 
       } else {
         entry.skip(part);
       }
+    }
+    if (key === '' || value === '') {
+      throw new Malformed(
+        `bucket_quota_usages[${index}].bucket_id has an empty ${key === '' ? 'key' : `value for key '${key}'`}: keys and values must not be empty`,
+      );
     }
     // A map keeps the last value of a repeated key, as protobuf decoders do.
     pairs.set(key, value);

@@ -42,9 +42,9 @@ export interface QuotaSink {
 const ENTRY_TTL_INTERVALS = 3;
 /**
  * A report whose buckets are all assigned, under the config they were shared out with, and whose
- * demands moved by less than this fraction since they were last shared out, is answered with the
- * strategies in force (renewing their TTL) without a store round trip; the next rebalance shares
- * the new demands out. Envoy's counts wobble from one report to the next: without this every
+ * demands moved by less than this fraction since they were last shared out, is settled: it costs
+ * no store round trip, and is answered (with the strategies in force, renewing their TTL) only
+ * when a third of their TTL has passed; the next rebalance shares the new demands out. Envoy's counts wobble from one report to the next: without this every
  * report would cost a store call and a share-out of each of its buckets.
  */
 const DEMAND_TOLERANCE = 0.1;
@@ -61,8 +61,11 @@ interface Subscription {
   /** The demand last written to the store (NaN before the first): a report that moves it less than DEMAND_TOLERANCE is only renewed. */
   sharedPerSecond: number;
   lastReportMs: number;
-  /** The strategy last sent, to send again only on a change, a report, or with TTL 0. */
+  /** The strategy last sent, to send again only on a change, when its renewal is due, or with TTL 0. */
   sent: Strategy | undefined;
+  /** When the strategy was last sent, and with which time to live: a report renews it once a third of that has passed. */
+  sentAtMs: number;
+  sentTtlMs: number;
 }
 
 /** One open stream: its client id in the demand store, its domain once named, its buckets. */
@@ -131,9 +134,10 @@ export const RLQS_STAT_ROOT = 'ratelimit.service.rlqs.';
  * The Rate Limit Quota Service: streams subscribe to buckets by reporting them, each bucket is
  * looked up in the config in force (config/bucket-match.ts) and its quota shared out among every
  * client reporting it (quota/), with the clients' demand kept in the demand store so that
- * instances on one Redis share out alike. Reports are answered at once with the reporter's
- * assignments (renewing their TTL); every RLQS_REBALANCE_INTERVAL all buckets are shared out
- * again, idle buckets abandoned, and clients whose share changed are sent their new one.
+ * instances on one Redis share out alike. A client is sent a bucket's strategy when it first
+ * reports it, whenever it changes, and, renewing its TTL, on a report once a third of that TTL
+ * has passed; every RLQS_REBALANCE_INTERVAL the buckets are shared out again and idle buckets
+ * abandoned.
  */
 export class QuotaService {
   /** Open streams by client id. */
@@ -254,12 +258,15 @@ export class QuotaService {
       }
     }
     if (settled) {
-      this.renew(stream, subscriptions, now);
+      if (this.demand.shared) this.holdDemands(stream, subscriptions, now);
+      if (subscriptions.some((subscription) => this.renewalDue(subscription, now))) {
+        this.renew(stream, subscriptions, now);
+      }
       return;
     }
     return this.shareOut(
       subscriptions.map((subscription) => subscription.key),
-      stream,
+      { stream, subscriptions },
     );
   }
 
@@ -329,9 +336,7 @@ export class QuotaService {
     for (const stream of this.streams.values()) {
       const actions: BucketAction[] = [];
       for (const subscription of stream.subscriptions.values()) {
-        if (subscription.sent) {
-          actions.push({ kind: 'assign', bucket: subscription.pairs, strategy: subscription.sent, ttlMs: 0 });
-        }
+        if (subscription.sent) actions.push(this.assignment(subscription, this.nowMs()));
       }
       this.send(stream, actions);
     }
@@ -385,9 +390,9 @@ export class QuotaService {
 
   /**
    * Writes this instance's clients' demand for `keys`, reads every client's, and sends each local
-   * client its share when it changed, or (for `renew`, the stream that just reported) always.
+   * client its share when it changed. The `reporter`'s buckets whose renewal is due are sent too.
    */
-  private async shareOut(keys: readonly string[], renew: QuotaStream | undefined): Promise<void> {
+  private async shareOut(keys: readonly string[], reporter: Reporter | undefined): Promise<void> {
     for (const key of keys) this.moved.delete(key);
     const live = keys.filter((key) => this.buckets.has(key));
     if (live.length === 0) return;
@@ -415,15 +420,16 @@ export class QuotaService {
     }
     const outbox = new Map<QuotaStream, BucketAction[]>();
     const config = this.config.current;
+    const now = this.nowMs();
+    /** The subscriptions sent a new strategy here, which their reporter need not renew. */
+    const changed = new Set<Subscription>();
     live.forEach((key, i) => {
       const bucket = this.buckets.get(key);
       if (!bucket) return;
       bucket.sharedWith = config;
       const entries = demands[i] ?? [];
       const quota = this.quotaOf(bucket, config);
-      const renewsHere = renew !== undefined && bucket.streams.has(renew);
-      if (!renewsHere && bucket.sharedOut?.quota === quota && sameEntries(bucket.sharedOut.entries, entries))
-        return;
+      if (bucket.sharedOut?.quota === quota && sameEntries(bucket.sharedOut.entries, entries)) return;
       bucket.sharedOut = { entries, quota };
       const strategies = assign(quota, entries);
       entries.forEach((entry, j) => {
@@ -432,14 +438,19 @@ export class QuotaService {
         const subscription = stream?.subscriptions.get(key);
         if (!stream || !subscription) return;
         const strategy = strategies[j] as Strategy;
-        if (stream !== renew && sameStrategy(strategy, subscription.sent)) return;
+        if (sameStrategy(strategy, subscription.sent)) return;
         subscription.sent = strategy;
-        const ttlMs = this.draining ? 0 : this.options.assignmentTtlMs;
-        const actions = outbox.get(stream) ?? [];
-        actions.push({ kind: 'assign', bucket: subscription.pairs, strategy, ttlMs });
-        outbox.set(stream, actions);
+        changed.add(subscription);
+        addAssignment(outbox, stream, this.assignment(subscription, now));
       });
     });
+    if (reporter && !reporter.stream.closed) {
+      for (const subscription of reporter.subscriptions) {
+        if (subscription.sent && !changed.has(subscription) && this.renewalDue(subscription, now)) {
+          addAssignment(outbox, reporter.stream, this.assignment(subscription, now));
+        }
+      }
+    }
     for (const [stream, actions] of outbox) {
       this.send(stream, actions);
       this.statsOf(stream).assignments.inc(actions.length);
@@ -480,27 +491,52 @@ export class QuotaService {
   }
 
   /**
-   * Answers a report with the strategies in force, renewing their time to live. A stream reporting
-   * the same buckets with the same strategies is sent its last answer again, which the codec does
-   * not encode again. In a store other instances share, the demands are written (not waited for),
-   * so that every instance's next rebalance shares out the same demands; a store of this instance
+   * In a store other instances share, a settled report's demands are written (not waited for), so
+   * that every instance's next rebalance shares out the same demands; a store of this instance
    * alone is written by the next rebalance itself, which writes every local client's demand for
    * each bucket before it reads.
    */
-  private renew(stream: QuotaStream, subscriptions: readonly Subscription[], nowMs: number): void {
-    if (this.demand.shared) {
-      const writes = subscriptions.map(
-        (subscription): DemandWrite => ({
-          bucket: subscription.key,
-          client: stream.client,
-          perSecond: subscription.perSecond,
-        }),
-      );
-      this.demand
-        .write(writes, nowMs, this.options.rebalanceIntervalMs * ENTRY_TTL_INTERVALS)
-        .catch((error: unknown) => this.storeFailed(error));
-    }
+  private holdDemands(stream: QuotaStream, subscriptions: readonly Subscription[], nowMs: number): void {
+    const writes = subscriptions.map(
+      (subscription): DemandWrite => ({
+        bucket: subscription.key,
+        client: stream.client,
+        perSecond: subscription.perSecond,
+      }),
+    );
+    this.demand
+      .write(writes, nowMs, this.options.rebalanceIntervalMs * ENTRY_TTL_INTERVALS)
+      .catch((error: unknown) => this.storeFailed(error));
+  }
+
+  /**
+   * Whether a report of this bucket is answered with its strategy again: once a third of the time
+   * to live it was last sent with has passed (at once after a TTL of 0, while draining). Envoy
+   * needs no answer per report; the same strategy again only extends its time to live.
+   */
+  private renewalDue(subscription: Subscription, nowMs: number): boolean {
+    return nowMs - subscription.sentAtMs >= subscription.sentTtlMs / 3;
+  }
+
+  /** The assignment of the subscription's strategy in force, sent now: it records when and with which TTL. */
+  private assignment(subscription: Subscription, nowMs: number): BucketAction {
     const ttlMs = this.draining ? 0 : this.options.assignmentTtlMs;
+    subscription.sentAtMs = nowMs;
+    subscription.sentTtlMs = ttlMs;
+    return { kind: 'assign', bucket: subscription.pairs, strategy: subscription.sent as Strategy, ttlMs };
+  }
+
+  /**
+   * Answers a settled report whose renewal is due with the strategies in force of all its buckets,
+   * renewing their time to live together. A stream reporting the same buckets with the same
+   * strategies is sent its last answer again, which the codec does not encode again.
+   */
+  private renew(stream: QuotaStream, subscriptions: readonly Subscription[], nowMs: number): void {
+    const ttlMs = this.draining ? 0 : this.options.assignmentTtlMs;
+    for (const subscription of subscriptions) {
+      subscription.sentAtMs = nowMs;
+      subscription.sentTtlMs = ttlMs;
+    }
     let answer = stream.lastAnswer;
     if (!answer || !isSameAnswer(answer, subscriptions, ttlMs)) {
       answer = {
@@ -585,6 +621,8 @@ export class QuotaService {
       namedIn: 0,
       lastReportMs: 0,
       sent: undefined,
+      sentAtMs: 0,
+      sentTtlMs: 0,
     };
     stream.subscriptions.set(key, subscription);
     stream.byPairs.set(pairs, subscription);
@@ -630,6 +668,23 @@ export class QuotaService {
     this.storeErrors.inc();
     this.log.error(`rlqs: ${(error as Error).message}`);
   }
+}
+
+/** The stream that reported and the buckets its report named, for the share-out that report started. */
+interface Reporter {
+  readonly stream: QuotaStream;
+  readonly subscriptions: readonly Subscription[];
+}
+
+/** Adds one action to its stream's part of the outbox. */
+function addAssignment(
+  outbox: Map<QuotaStream, BucketAction[]>,
+  stream: QuotaStream,
+  action: BucketAction,
+): void {
+  const actions = outbox.get(stream) ?? [];
+  actions.push(action);
+  outbox.set(stream, actions);
 }
 
 function sameEntries(a: readonly DemandEntry[], b: readonly DemandEntry[]): boolean {

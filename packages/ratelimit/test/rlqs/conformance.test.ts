@@ -101,12 +101,18 @@ for (const form of ['repeated', 'map'] as WireForm[]) {
   });
 }
 
-test('a later report renews with the same strategy; a config reload changes it; idle buckets are abandoned', async () => {
+test('a settled report is answered once a third of the time to live has passed, renewing the same strategy; a config reload changes it; idle buckets are abandoned', async () => {
   await withServer({}, async (t, open) => {
     const stream = open();
     stream.report('rlqs', [{ bucket: { name: 'api' } }, { bucket: { name: 'tb' } }]);
     await stream.next();
-    t.clock.seconds += 10;
+    // 5 s of a 30 s time to live: the same demand again gets no answer.
+    t.clock.seconds += 5;
+    stream.report('rlqs', [{ bucket: { name: 'api' } }]);
+    await eventually(() => counter(t.server, 'ratelimit.service.rlqs.rlqs.reports') === 2);
+    assert.equal(counter(t.server, 'ratelimit.service.rlqs.rlqs.assignments'), 2);
+    assert.equal(stream.pending, 0);
+    t.clock.seconds += 5;
     // Same strategy again: only its time to live is extended.
     stream.report('', [{ bucket: { name: 'api' }, allowed: 3 }], 'map');
     assert.deepEqual(await stream.next(), [
@@ -135,12 +141,12 @@ test('a later report renews with the same strategy; a config reload changes it; 
       },
     ]);
 
-    // tb was last reported 10 s before api; 55 s later only tb has been quiet for RLQS_ABANDON_AFTER.
+    // tb was last reported 10 s before api (5 s before its silent report); 55 s later only tb has been quiet for RLQS_ABANDON_AFTER.
     t.clock.seconds += 55;
     await t.server.quota?.rebalance();
     assert.deepEqual(await stream.next(), [{ bucket: { name: 'tb' }, kind: 'abandon' }]);
     assert.equal(counter(t.server, 'ratelimit.service.rlqs.rlqs.abandons'), 1);
-    assert.equal(counter(t.server, 'ratelimit.service.rlqs.rlqs.reports'), 2);
+    assert.equal(counter(t.server, 'ratelimit.service.rlqs.rlqs.reports'), 3);
     assert.equal(counter(t.server, 'ratelimit.service.rlqs.rlqs.streams'), 1);
     assert.equal(counter(t.server, 'ratelimit.service.rlqs.rlqs.assignments'), 4);
   });
@@ -189,6 +195,16 @@ test('a bad first message ends that stream with INVALID_ARGUMENT and leaves the 
       ],
       ['an empty BucketId', encodeReport('rlqs', [{ bucket: {} }]), /bucket_id is empty/],
       [
+        'an empty BucketId key',
+        encodeReport('rlqs', [{ bucket: { name: 'api', '': 'x' } }]),
+        /bucket_id has an empty key/,
+      ],
+      [
+        'an empty BucketId value',
+        encodeReport('rlqs', [{ bucket: { name: '' } }], 'map'),
+        /bucket_id has an empty value for key 'name'/,
+      ],
+      [
         'a zero time_elapsed',
         encodeReport('rlqs', [{ bucket: { name: 'api' }, elapsed: 0 }]),
         /time_elapsed must be more than 0/,
@@ -218,10 +234,11 @@ test('a bad first message ends that stream with INVALID_ARGUMENT and leaves the 
     const switched = await switching.status();
     assert.ok(switched !== 'ok' && switched.code === status.INVALID_ARGUMENT);
 
-    // The good stream goes on.
+    // The good stream goes on: a third of its assignment's time to live later, a report renews it.
+    t.clock.seconds += 10;
     good.report('rlqs', [{ bucket: { name: 'api' } }]);
     assert.equal((await good.next())[0]?.kind, 'assign');
-    assert.equal(counter(t.server, 'ratelimit_server.StreamRateLimitQuotas.invalid_reports'), 6);
+    assert.equal(counter(t.server, 'ratelimit_server.StreamRateLimitQuotas.invalid_reports'), 8);
   });
 });
 

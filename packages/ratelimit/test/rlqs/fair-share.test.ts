@@ -8,7 +8,8 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * Fair share through real streams: N simulated Envoys (grpc-js clients) report one bucket of
  * 100 requests per second, on one memory-store instance or spread over two instances on one
  * Redis. After every change (clients join, change demand, leave) each instance rebalances once;
- * then every client's current assignment is read back (its report is answered with it).
+ * then every client's current assignment is read back: the last one the server sent it, since the
+ * server sends a client its strategy whenever it changes (and a settled report gets no answer).
  */
 const LIMIT = 100;
 const CONFIG = `domain: fair
@@ -56,19 +57,21 @@ class SimulatedClient {
 
   /**
    * Reports `demand` requests over the last second; resolves to the requests per second assigned.
-   * The report also names a probe bucket that matches no rule: its ALLOW_ALL never changes, so it
-   * is never pushed, and the first response that holds it is the answer to this report. Pushes
-   * before it are older, so the last `shared` action up to the answer is the current one.
+   * The report also names a probe bucket this stream has not named before, matching no rule: the
+   * first assignment of a new bucket is always sent, in the response to the report that names it,
+   * and a probe is never pushed again. So the response holding this probe ends what the server
+   * sent for this report; the last `shared` action up to it is the client's current assignment.
    */
   async report(): Promise<number> {
+    const probe = String(++this.probes);
     this.stream.report('fair', [
       { bucket: BUCKET, allowed: this.demand, elapsed: 1 },
-      { bucket: { probe: 'answer' }, elapsed: 1 },
+      { bucket: { probe }, elapsed: 1 },
     ]);
     for (;;) {
       const actions = await this.stream.next();
       this.latest = actions.findLast((action) => action.bucket.name === 'shared') ?? this.latest;
-      if (actions.some((action) => action.bucket.probe === 'answer')) break;
+      if (actions.some((action) => action.bucket.probe === probe)) break;
     }
     const latest = this.latest as Action;
     if (latest.strategy?.blanket === 'DENY_ALL') return 0;
@@ -79,6 +82,7 @@ class SimulatedClient {
   }
 
   private latest: Action | undefined;
+  private probes = 0;
 }
 
 /** One rebalance on every instance, then every client's current assignment. */
