@@ -1,7 +1,7 @@
 import type {
   FastifyInstance,
   FastifyRequest,
-  onRequestAsyncHookHandler,
+  onRequestHookHandler,
   RouteHandlerMethod,
   RouteOptions,
 } from 'fastify';
@@ -40,7 +40,7 @@ export async function contractRoutes(
    * The per-user rate limit: runs on every secured operation just before its guard, so a signed-in
    * caller's call counts even when the guard then refuses it (403); anonymous calls pass through to the guard.
    */
-  rateLimit?: onRequestAsyncHookHandler,
+  rateLimit?: onRequestHookHandler,
 ): Promise<void> {
   const contract = loadContract();
   const securityOf = securityByOperation(contract);

@@ -1,4 +1,5 @@
 import {
+  type Descriptor,
   InProcessRateLimiter,
   type RateLimitDecider,
   type RateLimitDecision,
@@ -10,53 +11,61 @@ export const RATE_LIMIT_DOMAIN = 'books';
 /** The descriptor key carrying the user id: `[{key: "user", value: <user id>}]`. */
 export const USER_KEY = 'user';
 
-/** Where a user stands in the current window, as the RateLimit-* headers tell it. */
-export interface UserLimitState {
-  allowed: boolean;
-  limit: number;
-  remaining: number;
-  /** Seconds until the window ends (also the Retry-After of a refusal). */
-  resetSeconds: number;
-}
-
 export type RateLimitSettings =
   | { mode: 'off' }
   | { mode: 'in-process'; perMinute: number }
   | { mode: 'remote'; address: string; timeoutMs: number };
 
+/** How many users' descriptors are kept built: a few hundred bytes each. */
+const REMEMBERED_USERS = 1_000;
+
 /**
  * Per-user limits on the rate limit decision engine of this repository (`@platform/ratelimit`): in
- * process on its memory store, or by asking a running rate limit service over gRPC. `check` answers
- * undefined when no limit applies: the user matches no rule, or the remote service failed (fail open:
- * `onFailure` is told, and the request goes through).
+ * process on its memory store, or by asking a running rate limit service over gRPC. `decide` answers
+ * undefined when the remote service failed (fail open: `onFailure` is told, and the request goes through).
+ *
+ * Every call of a signed-in user is checked, so the one-descriptor list of a user is built once and kept
+ * for the last `maxRemembered` users (oldest dropped first), and the answer is chained without an async
+ * function or a closure of its own: the check adds no garbage of its own to the engine's per request.
  */
 export class UserRateLimit {
+  private readonly descriptors = new Map<string, readonly Descriptor[]>();
+
   constructor(
     private readonly decider: RateLimitDecider,
     private readonly onFailure: (error: unknown) => void,
     private readonly onSuccess: () => void = () => {},
+    private readonly maxRemembered = REMEMBERED_USERS,
   ) {}
 
-  async check(userId: string): Promise<UserLimitState | undefined> {
-    let decision: RateLimitDecision;
-    try {
-      decision = await this.decider.shouldRateLimit(RATE_LIMIT_DOMAIN, [
-        { entries: [{ key: USER_KEY, value: userId }] },
-      ]);
-    } catch (error) {
-      this.onFailure(error);
-      return undefined;
-    }
-    this.onSuccess();
-    const status = decision.descriptors[0];
-    if (status?.limit === undefined) return undefined;
-    return {
-      allowed: !decision.overLimit,
-      limit: status.limit.requestsPerUnit,
-      remaining: status.remaining,
-      resetSeconds: status.resetSeconds ?? 0,
-    };
+  decide(userId: string): Promise<RateLimitDecision | undefined> {
+    return this.decider
+      .shouldRateLimit(RATE_LIMIT_DOMAIN, this.descriptorsOf(userId))
+      .then(this.answered, this.failed);
   }
+
+  /** The descriptor list `[{entries: [{key: "user", value: <user id>}]}]` of `userId`. */
+  private descriptorsOf(userId: string): readonly Descriptor[] {
+    const known = this.descriptors.get(userId);
+    if (known !== undefined) return known;
+    const built = [{ entries: [{ key: USER_KEY, value: userId }] }];
+    if (this.descriptors.size >= this.maxRemembered) {
+      const oldest = this.descriptors.keys().next().value;
+      if (oldest !== undefined) this.descriptors.delete(oldest);
+    }
+    this.descriptors.set(userId, built);
+    return built;
+  }
+
+  private readonly answered = (decision: RateLimitDecision): RateLimitDecision => {
+    this.onSuccess();
+    return decision;
+  };
+
+  private readonly failed = (error: unknown): undefined => {
+    this.onFailure(error);
+    return undefined;
+  };
 
   close(): Promise<void> {
     return this.decider.close();

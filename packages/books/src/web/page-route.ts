@@ -2,7 +2,7 @@ import type {
   FastifyInstance,
   FastifyReply,
   FastifyRequest,
-  onRequestAsyncHookHandler,
+  onRequestHookHandler,
   preValidationAsyncHookHandler,
 } from 'fastify';
 import { checkCsrfFormField } from '../auth/csrf.js';
@@ -39,7 +39,7 @@ export interface PageRoute<Query, Params> {
  * is guarded before anything else, like the API; a form post checks its CSRF field first (as the API
  * checks the header before authentication), and a browser sent to sign in comes back to the form's page.
  */
-export function pageRoutes(app: FastifyInstance, rateLimit: onRequestAsyncHookHandler | undefined) {
+export function pageRoutes(app: FastifyInstance, rateLimit: onRequestHookHandler | undefined) {
   return function page<Query = unknown, Params = unknown>(route: PageRoute<Query, Params>): void {
     const limited = rateLimit === undefined ? [] : [rateLimit];
     const schema = {

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { AppError } from '../errors.js';
 import type { BooksService } from '../modules/books/books.service.js';
 import type { ReservationsService } from '../modules/reservations/reservations.service.js';
@@ -16,7 +16,7 @@ export interface WebFrontOptions {
   reservations: ReservationsService;
   users: UsersRepository;
   /** The per-user rate limit of the API (undefined when it is off): pages count like API calls. */
-  rateLimit: onRequestAsyncHookHandler | undefined;
+  rateLimit: onRequestHookHandler | undefined;
   /** Sets the pages' Content-Security-Policy. */
   pagePolicy: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 }
