@@ -89,6 +89,21 @@ describe('endpoints serve --project with validation, as a process', { concurrenc
         body: "the frame's body does not match its schema at /item/id: must be number",
       });
       assert.equal(client.socket.readyState, WebSocket.OPEN, 'the socket stays open');
+      // Strict holds over the socket too: a reply that breaks its type is a 500 frame, logged with
+      // the id the frame's headers give.
+      const broken = await client.send({
+        path: '/items?broken=true',
+        method: 'GET',
+        uuid: 'strict',
+        headers: { 'x-request-id': 'ws-7' },
+      });
+      assert.deepEqual(broken, {
+        path: '/items?broken=true',
+        uuid: 'strict',
+        code: 500,
+        body: 'the response does not match its schema at /0/id: must be number',
+      });
+      assert.equal((await linesMatching(child, /request ws-7:/, 1)).length, 1);
       const accepted = await client.send({
         path: '/items',
         method: 'POST',
