@@ -6,6 +6,7 @@ import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createApp, EndpointsError, type OpenApiDocument } from '../src/index.js';
+import { SchemaCompiler } from '../src/validation/validators.js';
 import { assertGolden, redoclyLint } from './support/documents.js';
 
 const packageRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -102,6 +103,30 @@ describe('types from TypeScript (--project)', () => {
     });
     assert.deepEqual(body.properties.scores, { type: 'object', additionalProperties: { type: 'number' } });
     assert.deepEqual(at(document, '/shapes/mixed', 'delete').responses['204'], { description: 'No Content' });
+  });
+
+  test('undefined as JSON has it: a property that can only be undefined is left out, an undefined item is null', async () => {
+    const { document } = await fixtureRun;
+    const schema = bodyOf(document, '/shapes/mixed', 'put') as Schema;
+    assert.deepEqual(schema, {
+      type: 'object',
+      properties: {
+        holes: { type: 'array', items: { type: ['string', 'null'] } },
+        pair: {
+          type: 'array',
+          prefixItems: [{ type: 'number' }, { type: 'null' }],
+          minItems: 2,
+          items: false,
+          maxItems: 2,
+        },
+      },
+      required: ['holes', 'pair'],
+    });
+    // What the client receives of the handler's value passes the check strict validation makes.
+    const received = JSON.parse(
+      JSON.stringify({ gone: undefined, holes: ['a', undefined], pair: [1, undefined] }),
+    );
+    assert.equal(new SchemaCompiler({}).compile(schema)(received), null);
   });
 
   test('named types are components; recursive ones refer to themselves', async () => {

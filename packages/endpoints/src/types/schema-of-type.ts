@@ -181,7 +181,7 @@ export class SchemaWriter {
       return { type: 'string', format: 'binary' };
     if (checker.isArrayType(type)) {
       const [item] = checker.getTypeArguments(type as TS.TypeReference);
-      return { type: 'array', items: item ? this.#schema(item, depth + 1) : {} };
+      return { type: 'array', items: item ? this.#item(item, depth + 1) : {} };
     }
     if (checker.isTupleType(type)) return this.#tuple(type as TS.TypeReference, depth);
     if (
@@ -189,9 +189,14 @@ export class SchemaWriter {
       (name === 'Map' || name === 'Set' || name === 'WeakMap' || name === 'Promise')
     )
       return this.#warn(type, `a ${name}`);
+    // Methods, and properties that can only be undefined, never reach the JSON: JSON.stringify drops them.
     const properties = checker
       .getPropertiesOfType(type)
-      .filter((property) => !(property.flags & ts.SymbolFlags.Method));
+      .filter(
+        (property) =>
+          !(property.flags & ts.SymbolFlags.Method) &&
+          !(checker.getTypeOfSymbol(property).flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Void)),
+      );
     const indexes = checker.getIndexInfosOfType(type);
     if (type.getCallSignatures().length > 0 && properties.length === 0) return this.#warn(type, 'a function');
     return this.#named(type, () => {
@@ -221,15 +226,43 @@ export class SchemaWriter {
     });
   }
 
+  /**
+   * An array item or tuple element: JSON.stringify writes an undefined one as null, so `undefined`
+   * there is `null` (`(T | undefined)[]` is T or null), where a property would be left out instead.
+   */
+  #item(type: TS.Type, depth: number): JsonSchema {
+    const ts = this.#ts;
+    const undefinedOrVoid = ts.TypeFlags.Undefined | ts.TypeFlags.Void;
+    if (type.flags & undefinedOrVoid) return { type: 'null' };
+    const mayBeUndefined =
+      (type.flags & ts.TypeFlags.Union) !== 0 &&
+      (type as TS.UnionType).types.some((member) => member.flags & undefinedOrVoid);
+    const schema = this.#schema(type, depth);
+    if (!mayBeUndefined) return schema;
+    if (typeof schema.type === 'string' && Object.keys(schema).length === 1)
+      return { type: [schema.type, 'null'] };
+    if (Array.isArray(schema.type) && Object.keys(schema).length === 1)
+      return { type: [...new Set([...schema.type, 'null'])] };
+    if (Array.isArray(schema.enum)) {
+      const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+      return {
+        ...schema,
+        type: [...new Set([...types, 'null'])],
+        enum: [...new Set([...schema.enum, null])],
+      };
+    }
+    return { anyOf: [schema, { type: 'null' }] };
+  }
+
   #tuple(type: TS.TypeReference, depth: number): JsonSchema {
     const target = type.target as TS.TupleType;
     const elements = this.#checker.getTypeArguments(type);
     const fixed = target.elementFlags.filter((flag) => !(flag & this.#ts.ElementFlags.Variable)).length;
-    const prefixItems = elements.slice(0, fixed).map((element) => this.#schema(element, depth + 1));
+    const prefixItems = elements.slice(0, fixed).map((element) => this.#item(element, depth + 1));
     const minItems = target.elementFlags.filter((flag) => flag & this.#ts.ElementFlags.Required).length;
     const rest = fixed < elements.length ? elements[fixed] : undefined;
     const schema: JsonSchema = { type: 'array', prefixItems, minItems };
-    if (rest) schema.items = this.#schema(rest, depth + 1);
+    if (rest) schema.items = this.#item(rest, depth + 1);
     else {
       schema.items = false;
       schema.maxItems = fixed;
