@@ -105,7 +105,7 @@ describe('types from TypeScript (--project)', () => {
     assert.deepEqual(at(document, '/shapes/mixed', 'delete').responses['204'], { description: 'No Content' });
   });
 
-  test('undefined as JSON has it: a property that can only be undefined is left out, an undefined item is null', async () => {
+  test('as JSON has it: a property that can only be undefined is left out, an undefined item is null, toJSON decides', async () => {
     const { document } = await fixtureRun;
     const schema = bodyOf(document, '/shapes/mixed', 'put') as Schema;
     assert.deepEqual(schema, {
@@ -122,6 +122,8 @@ describe('types from TypeScript (--project)', () => {
       },
       required: ['holes', 'pair'],
     });
+    const mixed = bodyOf(document, '/shapes/mixed', 'get') as { properties: Record<string, Schema> };
+    assert.deepEqual(mixed.properties.price, { type: 'string' }, 'what toJSON returns');
     // What the client receives of the handler's value passes the check strict validation makes.
     const received = JSON.parse(
       JSON.stringify({ gone: undefined, holes: ['a', undefined], pair: [1, undefined] }),

@@ -179,6 +179,10 @@ export class SchemaWriter {
         name === 'File')
     )
       return { type: 'string', format: 'binary' };
+    // JSON.stringify writes what toJSON returns (a URL, a money class): that is the schema.
+    const toJson = type.getProperty('toJSON');
+    const signature = toJson && checker.getTypeOfSymbol(toJson).getCallSignatures()[0];
+    if (signature) return this.#schema(signature.getReturnType(), depth + 1);
     if (checker.isArrayType(type)) {
       const [item] = checker.getTypeArguments(type as TS.TypeReference);
       return { type: 'array', items: item ? this.#item(item, depth + 1) : {} };
