@@ -214,8 +214,10 @@ export class SchemaWriter {
         this.#path.pop();
         const description = this.describe(property);
         props[property.getName()] = description ? { ...propertySchema, description } : propertySchema;
+        // `any` and `unknown` include undefined too, which JSON drops with its key.
         const optional =
           (property.flags & ts.SymbolFlags.Optional) !== 0 ||
+          (propertyType.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) !== 0 ||
           ((propertyType.flags & ts.TypeFlags.Union) !== 0 &&
             (propertyType as TS.UnionType).types.some((member) => member.flags & ts.TypeFlags.Undefined));
         if (!optional) required.push(property.getName());
