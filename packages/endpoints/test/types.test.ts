@@ -105,7 +105,7 @@ describe('types from TypeScript (--project)', () => {
     assert.deepEqual(at(document, '/shapes/mixed', 'delete').responses['204'], { description: 'No Content' });
   });
 
-  test('as JSON has it: a property that can only be undefined is left out, an undefined item is null, toJSON decides', async () => {
+  test('as JSON has it: undefined properties, #private fields and class getters left out, an undefined item null, toJSON deciding', async () => {
     const { document } = await fixtureRun;
     const schema = bodyOf(document, '/shapes/mixed', 'put') as Schema;
     assert.deepEqual(schema, {
@@ -119,16 +119,36 @@ describe('types from TypeScript (--project)', () => {
           items: false,
           maxItems: 2,
         },
+        cart: { $ref: '#/components/schemas/Cart' },
       },
-      required: ['holes', 'pair'],
+      required: ['holes', 'pair', 'cart'],
+    });
+    const cart = components(document).Cart as Schema;
+    assert.deepEqual(cart, {
+      type: 'object',
+      properties: { items: { type: 'array', items: { type: 'string' } } },
+      required: ['items'],
+      description: 'A class whose JSON is its own fields: not its `#private` one, not its getter.',
     });
     const mixed = bodyOf(document, '/shapes/mixed', 'get') as { properties: Record<string, Schema> };
     assert.deepEqual(mixed.properties.price, { type: 'string' }, 'what toJSON returns');
     // What the client receives of the handler's value passes the check strict validation makes.
+    class Cart {
+      #opened = 1;
+      constructor(readonly items: string[]) {}
+      get size() {
+        return this.items.length + this.#opened;
+      }
+    }
     const received = JSON.parse(
-      JSON.stringify({ gone: undefined, holes: ['a', undefined], pair: [1, undefined] }),
+      JSON.stringify({
+        gone: undefined,
+        holes: ['a', undefined],
+        pair: [1, undefined],
+        cart: new Cart(['a']),
+      }),
     );
-    assert.equal(new SchemaCompiler({}).compile(schema)(received), null);
+    assert.equal(new SchemaCompiler({ Cart: cart }).compile(schema)(received), null);
   });
 
   test('named types are components; recursive ones refer to themselves', async () => {

@@ -193,14 +193,7 @@ export class SchemaWriter {
       (name === 'Map' || name === 'Set' || name === 'WeakMap' || name === 'Promise')
     )
       return this.#warn(type, `a ${name}`);
-    // Methods, and properties that can only be undefined, never reach the JSON: JSON.stringify drops them.
-    const properties = checker
-      .getPropertiesOfType(type)
-      .filter(
-        (property) =>
-          !(property.flags & ts.SymbolFlags.Method) &&
-          !(checker.getTypeOfSymbol(property).flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Void)),
-      );
+    const properties = checker.getPropertiesOfType(type).filter((property) => this.#inJson(property));
     const indexes = checker.getIndexInfosOfType(type);
     if (type.getCallSignatures().length > 0 && properties.length === 0) return this.#warn(type, 'a function');
     return this.#named(type, () => {
@@ -230,6 +223,24 @@ export class SchemaWriter {
       if (stringIndex) schema.additionalProperties = this.#schema(stringIndex.type, depth + 1);
       return schema;
     });
+  }
+
+  /**
+   * Whether JSON.stringify writes a property: not a method, not one that can only be undefined, not
+   * a `#private` field, and not a class's getter or setter (those live on the prototype, and JSON
+   * takes own properties only).
+   */
+  #inJson(property: TS.Symbol): boolean {
+    const ts = this.#ts;
+    if (property.flags & ts.SymbolFlags.Method) return false;
+    if (this.#checker.getTypeOfSymbol(property).flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Void))
+      return false;
+    const declarations = property.declarations ?? [];
+    if (declarations.some((node) => ts.isPropertyDeclaration(node) && ts.isPrivateIdentifier(node.name)))
+      return false;
+    const classAccessor = (node: TS.Declaration) =>
+      (ts.isGetAccessorDeclaration(node) || ts.isSetAccessorDeclaration(node)) && ts.isClassLike(node.parent);
+    return !(declarations.length > 0 && declarations.every(classAccessor));
   }
 
   /**
