@@ -61,7 +61,7 @@ describe('types from TypeScript (--project)', () => {
       `endpoints types: ${where} Odd.GET: return type at call, '(x: number) => number' cannot be expressed in JSON Schema (a function); documented as {}`,
       `endpoints types: ${where} Odd.POST: keyword value, 'T' cannot be expressed in JSON Schema (an unresolved type parameter); documented as {}`,
       `endpoints types: ${where} Odd.POST: return type, 'T extends string ? number : boolean' cannot be expressed in JSON Schema (a conditional type); documented as {}`,
-      `endpoints types: ${where} Odd.PUT: return type, 'Map<string, number>' cannot be expressed in JSON Schema (a Map); documented as {}`,
+      `endpoints types: ${where} Odd.PUT: return type, 'Map<{ id: number; }, number>' cannot be expressed in JSON Schema (a Map whose keys are not strings or numbers); documented as {}`,
     ]);
     assert.deepEqual(bodyOf(document, '/shapes/odd', 'get'), {
       type: 'object',
@@ -105,7 +105,7 @@ describe('types from TypeScript (--project)', () => {
     assert.deepEqual(at(document, '/shapes/mixed', 'delete').responses['204'], { description: 'No Content' });
   });
 
-  test('as JSON has it: undefined properties, #private fields and class getters left out, an undefined item null, toJSON deciding', async () => {
+  test('as JSON has it: undefined properties, #private fields and class getters left out, an undefined item null, toJSON deciding, Maps and Sets as the framework renders them', async () => {
     const { document } = await fixtureRun;
     const schema = bodyOf(document, '/shapes/mixed', 'put') as Schema;
     assert.deepEqual(schema, {
@@ -132,6 +132,8 @@ describe('types from TypeScript (--project)', () => {
     });
     const mixed = bodyOf(document, '/shapes/mixed', 'get') as { properties: Record<string, Schema> };
     assert.deepEqual(mixed.properties.price, { type: 'string' }, 'what toJSON returns');
+    assert.deepEqual(mixed.properties.counts, { type: 'object', additionalProperties: { type: 'number' } });
+    assert.deepEqual(mixed.properties.tags, { type: 'array', items: { type: 'string' } });
     // What the client receives of the handler's value passes the check strict validation makes.
     class Cart {
       #opened = 1;

@@ -188,10 +188,14 @@ export class SchemaWriter {
       return { type: 'array', items: item ? this.#item(item, depth + 1) : {} };
     }
     if (checker.isTupleType(type)) return this.#tuple(type as TS.TypeReference, depth);
-    if (
-      this.#fromLibrary(symbol) &&
-      (name === 'Map' || name === 'Set' || name === 'WeakMap' || name === 'Promise')
-    )
+    if (this.#fromLibrary(symbol) && (name === 'Map' || name === 'ReadonlyMap'))
+      return this.#map(type as TS.TypeReference, depth);
+    // The framework renders a Set as the array of its items.
+    if (this.#fromLibrary(symbol) && (name === 'Set' || name === 'ReadonlySet')) {
+      const [item] = checker.getTypeArguments(type as TS.TypeReference);
+      return { type: 'array', items: item ? this.#item(item, depth + 1) : {} };
+    }
+    if (this.#fromLibrary(symbol) && (name === 'WeakMap' || name === 'WeakSet' || name === 'Promise'))
       return this.#warn(type, `a ${name}`);
     const properties = checker.getPropertiesOfType(type).filter((property) => this.#inJson(property));
     const indexes = checker.getIndexInfosOfType(type);
@@ -223,6 +227,23 @@ export class SchemaWriter {
       if (stringIndex) schema.additionalProperties = this.#schema(stringIndex.type, depth + 1);
       return schema;
     });
+  }
+
+  /**
+   * The framework renders a Map as the object of its entries (`Object.fromEntries`): keys that are
+   * strings or numbers become property names, other keys cannot be told apart in it.
+   */
+  #map(type: TS.TypeReference, depth: number): JsonSchema {
+    const ts = this.#ts;
+    const [key, value] = this.#checker.getTypeArguments(type);
+    const keyLike = ts.TypeFlags.StringLike | ts.TypeFlags.NumberLike;
+    const keys = key && key.flags & ts.TypeFlags.Union ? (key as TS.UnionType).types : key ? [key] : [];
+    if (keys.length === 0 || !keys.every((member) => member.flags & keyLike))
+      return this.#warn(type, 'a Map whose keys are not strings or numbers');
+    return {
+      type: 'object',
+      additionalProperties: value ? this.#schema(this.withoutUndefined(value), depth + 1) : {},
+    };
   }
 
   /**
