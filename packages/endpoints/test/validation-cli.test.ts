@@ -118,9 +118,25 @@ describe('endpoints serve --project with validation, as a process', { concurrenc
     }
   });
 
-  test('--response-validation log: the responses go out, the mismatch is logged once', async () => {
-    const { base, child } = await serve(['--project', project, '--response-validation', 'log']);
+  test('--response-validation log: the responses go out, the mismatch is logged once; --openapi serves the typed document', async () => {
+    const { base, child } = await serve([
+      '--project',
+      project,
+      '--response-validation',
+      'log',
+      '--openapi',
+      '/openapi.json',
+    ]);
     try {
+      const document = (await (await fetch(`${base}/openapi.json`)).json()) as {
+        paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+      };
+      assert.deepEqual(document.paths['/items']?.get?.responses['200'], {
+        description: 'OK',
+        content: {
+          'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Item' } } },
+        },
+      });
       for (let round = 0; round < 3; round += 1) {
         const reply = await fetch(`${base}/items?broken=true`);
         assert.equal(reply.status, 200);
