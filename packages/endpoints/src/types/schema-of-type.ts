@@ -1,6 +1,5 @@
 import type * as TS from 'typescript';
-
-export type JsonSchema = Record<string, unknown>;
+import type { JsonSchema } from './json-schema.js';
 
 /** Where a type was met, so a warning can name the file, the handler and the type. */
 export interface TypeSite {
