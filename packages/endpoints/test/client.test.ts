@@ -6,6 +6,7 @@ import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startCli } from './support/cli.js';
+import { assertGoldenText } from './support/documents.js';
 
 const packageRoot = fileURLToPath(new URL('..', import.meta.url));
 const bins = join(packageRoot, '..', '..', 'node_modules', '.bin');
@@ -106,6 +107,8 @@ test('endpoints client: the emitted module compiles alone, and a consumer calls 
     ],
     packageRoot,
   );
+  // The emitted module as a reader sees it: its declarations, methods and runtime.
+  assertGoldenText(readFileSync(client, 'utf8'), 'example-app.client.ts.txt');
   assert.doesNotMatch(
     readFileSync(client, 'utf8'),
     /from '\.\.?\//,
