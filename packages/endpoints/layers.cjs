@@ -8,7 +8,14 @@ module.exports = {
     { name: 'entry', path: `${src}(index|factory|app)[.]ts$` },
     { name: 'interfaces', path: `${src}interfaces/` },
     { name: 'dispatch', path: `${src}(dispatch|deadlines)[.]ts$` },
+    // The checks of responseValidation and messageValidation: app.ts builds them, dispatch and the
+    // WebSocket interface only hold their types.
+    { name: 'validation', path: `${src}validation/` },
+    // Made from an OpenAPI document: the AsyncAPI document and the emitted client.
+    { name: 'derived documents', path: `${src}(asyncapi|client)/` },
     { name: 'documents', path: `${src}openapi/` },
+    // The handlers' types read through the TypeScript compiler, for the documents.
+    { name: 'types', path: `${src}types/` },
     { name: 'listing', path: `${src}route-listing/` },
     { name: 'discovery', path: `${src}discovery/` },
     { name: 'route-tree', path: `${src}route-tree/` },

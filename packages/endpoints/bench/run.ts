@@ -200,6 +200,39 @@ async function measureOpenapi(): Promise<OpenapiTimes> {
   };
 }
 
+/** Issue 37's rows, in a process of their own (bench/types.ts). */
+async function measureTypes(): Promise<TypesFigures> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', join(benchDir, 'types.ts')],
+    { cwd: packageRoot },
+  );
+  return JSON.parse(stdout) as TypesFigures;
+}
+
+/**
+ * Rows named on the command line run alone (`npm run bench -w packages/endpoints -- types`): their
+ * verdicts go to standard output, and RESULTS.md, which holds a whole run, is left as it is.
+ */
+const GROUPS = ['types'] as const;
+const selected = process.argv.slice(2);
+for (const name of selected) {
+  if (!(GROUPS as readonly string[]).includes(name)) {
+    throw new Error(`unknown bench rows '${name}' (rows that run alone: ${GROUPS.join(', ')})`);
+  }
+}
+if (selected.includes('types')) {
+  const loadBefore = loadavg()[0] ?? 0;
+  const started = Date.now();
+  const verdicts = typesVerdicts(await measureTypes());
+  process.stdout.write(
+    `# endpoints benchmark: issue 37's rows\n\n- Date: ${new Date().toISOString()} (took ${Math.round((Date.now() - started) / 1000)} s)\n` +
+      `- Machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}; 1-minute load average ${loadBefore.toFixed(1)} before, ${(loadavg()[0] ?? 0).toFixed(1)} after\n` +
+      `- Command: \`npm run bench -w packages/endpoints -- types\`\n\n${verdicts.join('\n')}\n`,
+  );
+  process.exit(0);
+}
+
 pinProcess(process.pid, LOAD_CORE);
 const loadBefore = loadavg()[0] ?? 0;
 const started = Date.now();
@@ -211,14 +244,7 @@ const discovery = {
   ts: await measureDiscovery('ts', false),
 };
 const openapi = await measureOpenapi();
-// Issue 37's rows, in a process of their own (bench/types.ts).
-const types = JSON.parse(
-  (
-    await promisify(execFile)(process.execPath, ['--import', 'tsx', join(benchDir, 'types.ts')], {
-      cwd: packageRoot,
-    })
-  ).stdout,
-) as TypesFigures;
+const types = await measureTypes();
 /** The tables' order: the baseline first, then ours, then the others. */
 const names = [BASELINE, OURS, OURS_FETCH, FASTIFY, HONO, OURS_FETCH_HONO];
 const verdicts = [

@@ -1,7 +1,9 @@
 /**
  * The costs of issue 37's features, each in fresh processes:
- * - `app.openapi({ project })` over a generated 200-module app, cold (the TypeScript program is
- *   built, every handler's types read): wall and CPU time of the first call;
+ * - `endpoints openapi --project` over a generated 200-module app, cold: the command as `npx
+ *   endpoints` runs it, start to exit, with tsx's transform cache off (every module compiled, the
+ *   TypeScript program built, every handler's types read), wall time of each of a few runs;
+ * - `app.openapi({ project })` over the same app: wall and CPU time of that first call alone;
  * - `tsc --noEmit` of a consumer of `endpoints client`'s module for that app, against the same
  *   consumer written for hono's RPC client (`hc<AppType>`) over an equivalent hono app, which tsc
  *   must infer from the server's code; tsc's own "Total time" (`--extendedDiagnostics`) and wall;
@@ -10,7 +12,7 @@
  * Usage: tsx bench/types.ts; prints one JSON line (bench/run.ts adds it to RESULTS.md).
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -25,9 +27,14 @@ const bins = join(packageRoot, '..', '..', 'node_modules', '.bin');
 const MODULES = 200;
 const run = promisify(execFile);
 
+/**
+ * A Node server application's tsconfig: ES2022's library and Node's types, no DOM (TypeScript's
+ * default libraries for ES2022 include lib.dom.d.ts, 1.9 MB that a server never uses).
+ */
 const TSCONFIG = {
   compilerOptions: {
     target: 'ES2022',
+    lib: ['ES2022'],
     module: 'NodeNext',
     moduleResolution: 'NodeNext',
     strict: true,
@@ -36,6 +43,50 @@ const TSCONFIG = {
     noEmit: true,
   },
 };
+
+const CLI_RUNS = 3;
+/** Linux counts children's CPU time in ticks of 10 ms (USER_HZ is 100 on every Linux ABI Node runs on). */
+const TICK_MS = 10;
+
+/**
+ * CPU time (user + system) of this process's waited-for children so far, from /proc/self/stat
+ * (cutime, cstime): the CPU of a command run to its exit, which load on a shared machine inflates far
+ * less than its wall time.
+ */
+function childrenCpuMs(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // After the name come state (field 3), …; cutime and cstime are fields 16 and 17.
+  return (Number(fields[13]) + Number(fields[14])) * TICK_MS;
+}
+
+/** The command, cold, start to exit; the wall and CPU time of each run (its output is checked, then dropped). */
+async function coldCli(dir: string): Promise<{ wallMs: number; cpuMs: number }[]> {
+  const out = join(packageRoot, '.tmp', 'bench-types-openapi.json');
+  const runs: { wallMs: number; cpuMs: number }[] = [];
+  for (let index = 0; index < CLI_RUNS; index += 1) {
+    const cpu = childrenCpuMs();
+    const started = performance.now();
+    await run(
+      process.execPath,
+      [
+        join(packageRoot, 'bin', 'endpoints.mjs'),
+        'openapi',
+        '--prefix',
+        dir,
+        '--project',
+        join(dir, 'tsconfig.json'),
+        '--out',
+        out,
+      ],
+      { cwd: packageRoot, env: { ...process.env, TSX_DISABLE_CACHE: '1' } },
+    );
+    runs.push({ wallMs: performance.now() - started, cpuMs: childrenCpuMs() - cpu });
+    const paths = Object.keys((JSON.parse(readFileSync(out, 'utf8')) as { paths: object }).paths).length;
+    if (paths !== MODULES * 2) throw new Error(`the document has ${paths} paths, expected ${MODULES * 2}`);
+  }
+  return runs;
+}
 
 /** The cold document: a fresh process building the program and reading 400 handlers. */
 async function coldOpenapi(dir: string) {
@@ -54,19 +105,32 @@ async function coldOpenapi(dir: string) {
   return JSON.parse(stdout) as { wallMs: number; cpuMs: number; typed: number };
 }
 
-/** tsc's own account of a `--noEmit` run ("Total time", its CPU-bound work) and the wall time around it. */
+/** tsc's own account of a `--noEmit` run ("Total time"), and the wall and CPU time of its process. */
 async function typecheck(dir: string) {
+  const cpu = childrenCpuMs();
   const started = performance.now();
   const { stdout } = await run(join(bins, 'tsc'), ['--noEmit', '--extendedDiagnostics', '-p', dir], {
     cwd: dir,
   });
   const wallMs = performance.now() - started;
+  const cpuMs = childrenCpuMs() - cpu;
   const total = /Total time:\s+([\d.]+)s/.exec(stdout)?.[1];
   const types = /Types:\s+(\d+)/.exec(stdout)?.[1];
-  return { wallMs, totalMs: Number(total) * 1000, types: Number(types) };
+  return { wallMs, cpuMs, totalMs: Number(total) * 1000, types: Number(types) };
 }
 
-/** Our consumer: the emitted module, then calls on a few of its operations. */
+/** The operation ids of the emitted module's route table, by `METHOD path`. */
+function operationIds(client: string): Map<string, string> {
+  const ids = new Map<string, string>();
+  for (const [, id, method, path] of readFileSync(client, 'utf8').matchAll(
+    /^ {2}"(\w+)": \{ method: "(\w+)", path: "([^"]+)" \},$/gm,
+  )) {
+    ids.set(`${method} ${path}`, id as string);
+  }
+  return ids;
+}
+
+/** Our consumer: the emitted module, then a call on each of its operations, as a user writes them. */
 async function oursConsumer(dir: string): Promise<string> {
   const out = join(packageRoot, '.tmp', 'bench-client-ours');
   rmSync(out, { recursive: true, force: true });
@@ -85,10 +149,16 @@ async function oursConsumer(dir: string): Promise<string> {
     ],
     { cwd: packageRoot },
   );
+  const ids = operationIds(join(out, 'client.ts'));
+  const idOf = (route: string) => {
+    const id = ids.get(route);
+    if (!id) throw new Error(`the emitted client has no operation ${route}`);
+    return id;
+  };
   const calls = Array.from({ length: MODULES }, (_, i) => {
     const base = `/area${Math.floor(i / 10)}/module-${i}`;
-    return `  await http.GET('${base}/{id}', { params: { path: { id: '1' }, query: { verbose: true } } });
-  await http.POST('${base}/item${i}', { body: { name: 'n' } });`;
+    return `  await http.${idOf(`GET ${base}/{id}`)}({ params: { path: { id: '1' }, query: { verbose: true } } });
+  await http.${idOf(`POST ${base}/item${i}`)}({ body: { name: 'n' } });`;
   });
   writeFileSync(
     join(out, 'consumer.ts'),
@@ -182,10 +252,14 @@ async function validationCost() {
 }
 
 const dir = join(packageRoot, '.tmp', 'bench-types-app');
-generateControllers(dir, MODULES, 'ts', join(packageRoot, 'src', 'index.js'));
+// As an application imports the framework: the package, whose types are the built declarations.
+generateControllers(dir, MODULES, 'ts', '@platform/endpoints');
 writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ ...TSCONFIG, include: ['.'] }));
+const cli = await coldCli(dir);
 const openapi = await coldOpenapi(dir);
 const ours = await typecheck(await oursConsumer(dir));
 const hono = await typecheck(honoConsumer());
 const perRequest = await validationCost();
-process.stdout.write(`${JSON.stringify({ modules: MODULES, openapi, ours, hono, perRequest })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ modules: MODULES, tsconfig: TSCONFIG.compilerOptions, cli, openapi, ours, hono, perRequest })}\n`,
+);

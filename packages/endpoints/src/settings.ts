@@ -103,14 +103,14 @@ function validationSettings(
   if (!RESPONSE_VALIDATION.includes(responseValidation)) {
     throw new EndpointsError(
       'INVALID_OPTION',
-      `responseValidation (APP_RESPONSE_VALIDATION) must be off, log or strict, got '${responseValidation}'`,
+      `responseValidation (APP_RESPONSE_VALIDATION, --response-validation) must be off, log or strict, got '${responseValidation}'`,
     );
   }
   const messageValidation = flag(options.messageValidation, env.APP_MESSAGE_VALIDATION);
   if ((responseValidation !== 'off' || messageValidation) && project === undefined) {
     throw new EndpointsError(
       'INVALID_OPTION',
-      "responseValidation and messageValidation check against the handlers' types: give project (APP_PROJECT), a tsconfig.json",
+      "responseValidation and messageValidation check against the handlers' types: give project (APP_PROJECT, --project), a tsconfig.json",
     );
   }
   return { responseValidation: responseValidation as ResponseValidation, messageValidation };

@@ -34,3 +34,17 @@ test('options: repeatable prefixes with their alias, flags, production from NODE
   assert.deepEqual(parseCliArgs([], {}).prefixes, []);
   assert.throws(() => parseCliArgs(['stray'], {}), /Unexpected argument 'stray'/);
 });
+
+test('options: --project and the validation flags; absent, they leave the settings to the environment', () => {
+  const options = parseCliArgs(
+    ['--project', 'tsconfig.json', '--response-validation', 'strict', '--message-validation'],
+    {},
+  );
+  assert.equal(options.project, 'tsconfig.json');
+  assert.equal(options.responseValidation, 'strict');
+  assert.equal(options.messageValidation, true);
+  const unset = parseCliArgs([], {});
+  assert.equal(unset.project, undefined);
+  assert.equal(unset.responseValidation, undefined);
+  assert.equal(unset.messageValidation, undefined);
+});

@@ -6,6 +6,7 @@ import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startCli } from './support/cli.js';
+import { assertGoldenText } from './support/documents.js';
 
 const packageRoot = fileURLToPath(new URL('..', import.meta.url));
 const bins = join(packageRoot, '..', '..', 'node_modules', '.bin');
@@ -31,11 +32,14 @@ import { connectSocket, createHttpClient, SocketError } from './client.js';
 const base = process.argv[2] as string;
 const http = createHttpClient({ baseUrl: base });
 
-const created = await http.POST('/users', { body: { name: 'Lin' } });
+const created = await http.postUsers({ body: { name: 'Lin' } });
 const id: number = created.data?.id ?? 0;
-const one = await http.GET('/users/{id}', { params: { path: { id } } });
-const viaHttp = await http.POST('/chat', { body: { text: 'over http' } });
+const one = await http.getUsersById({ params: { path: { id } } });
+const viaHttp = await http.postChat({ body: { text: 'over http' } });
 const sentAt: string | undefined = viaHttp.data?.at;
+const missingOverHttp = await http.getUsersById({ params: { path: { id: 999 } } });
+const missingMessage: string | undefined = missingOverHttp.error;
+const viaRaw = await http.raw.GET('/users/{id}', { params: { path: { id } } });
 
 const socket = connectSocket(\`\${base.replace('http', 'ws')}/chat\`, { WebSocket, reconnect: { attempts: 0 } });
 await socket.ready;
@@ -54,9 +58,15 @@ socket.close();
 
 if (process.argv[3] === 'never') {
   // @ts-expect-error the id is a number
-  await http.GET('/users/{id}', { params: { path: { id: 'one' } } });
+  await http.getUsersById({ params: { path: { id: 'one' } } });
   // @ts-expect-error text is required in the body
-  await http.POST('/chat', { body: {} });
+  await http.postChat({ body: {} });
+  // @ts-expect-error getUsersById needs its path parameters
+  await http.getUsersById();
+  // @ts-expect-error there is no such operation
+  await http.nope();
+  // @ts-expect-error the raw client's id is a number too
+  await http.raw.GET('/users/{id}', { params: { path: { id: 'one' } } });
   // @ts-expect-error the WebSocket payload's text is a string
   await socket.send.postChat({ body: { text: 42 } });
   // @ts-expect-error the WebSocket payload needs its text
@@ -71,6 +81,8 @@ console.log(JSON.stringify({
   created: [created.response.status, created.data],
   one: [one.response.status, one.data],
   viaHttp: [viaHttp.response.status, typeof sentAt],
+  missingOverHttp: [missingOverHttp.response.status, missingMessage],
+  viaRaw: [viaRaw.response.status, viaRaw.data],
   posted: [postedText, posted.id],
   listed: listed.map((message) => message.text),
   user,
@@ -95,6 +107,8 @@ test('endpoints client: the emitted module compiles alone, and a consumer calls 
     ],
     packageRoot,
   );
+  // The emitted module as a reader sees it: its declarations, methods and runtime.
+  assertGoldenText(readFileSync(client, 'utf8'), 'example-app.client.ts.txt');
   assert.doesNotMatch(
     readFileSync(client, 'utf8'),
     /from '\.\.?\//,
@@ -126,6 +140,8 @@ test('endpoints client: the emitted module compiles alone, and a consumer calls 
     assert.deepEqual(results.created, [201, { id: 3, name: 'Lin' }]);
     assert.deepEqual(results.one, [200, { id: 3, name: 'Lin' }]);
     assert.deepEqual(results.viaHttp, [201, 'string']);
+    assert.deepEqual(results.missingOverHttp, [404, 'user 999 does not exist']);
+    assert.deepEqual(results.viaRaw, [200, { id: 3, name: 'Lin' }]);
     assert.deepEqual(results.posted, ['over ws', 2]);
     assert.deepEqual(results.listed, ['over ws']);
     assert.deepEqual(results.user, { id: 3, name: 'Lin' });

@@ -26,6 +26,8 @@ describe('responses (reference §1.7 and project decision 1)', async () => {
             case 'node-stream': this.response.mediaType = 'text/plain'; return Readable.from([Buffer.from('node '), Buffer.from('stream')]);
             case 'generator': return (function* () { for (let i = 0; i < 3; i += 1) yield i; })();
             case 'wide': return { big: 10n, map: new Map([['k', 1]]), set: new Set([1, 2]) };
+            case 'collections': return { map: new Map([['k', 1]]), set: new Set([1, 2]), padding: 'x'.repeat(80) };
+            case 'map': return new Map([['k', 1]]);
             case 'cycle': { const a = {}; a.self = a; return a; }
             case 'function': return () => 1;
           }
@@ -54,6 +56,9 @@ describe('responses (reference §1.7 and project decision 1)', async () => {
     ['node-stream', 200, 'text/plain; charset=utf-8', 'node stream'],
     ['generator', 200, json, '[0,1,2]'],
     ['wide', 200, json, '{"big":"10","map":{"k":1},"set":[1,2]}'],
+    // Without a BigInt to force the wider pass: a Map and a Set leave `{}` in the plain JSON.
+    ['collections', 200, json, `{"map":{"k":1},"set":[1,2],"padding":"${'x'.repeat(80)}"}`],
+    ['map', 200, json, '{"k":1}'],
   ];
   for (const [kind, status, contentType, body] of rows) {
     test(`returning ${kind}`, async () => {

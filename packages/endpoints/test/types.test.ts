@@ -6,6 +6,7 @@ import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createApp, EndpointsError, type OpenApiDocument } from '../src/index.js';
+import { SchemaCompiler } from '../src/validation/validators.js';
 import { assertGolden, redoclyLint } from './support/documents.js';
 
 const packageRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -60,7 +61,7 @@ describe('types from TypeScript (--project)', () => {
       `endpoints types: ${where} Odd.GET: return type at call, '(x: number) => number' cannot be expressed in JSON Schema (a function); documented as {}`,
       `endpoints types: ${where} Odd.POST: keyword value, 'T' cannot be expressed in JSON Schema (an unresolved type parameter); documented as {}`,
       `endpoints types: ${where} Odd.POST: return type, 'T extends string ? number : boolean' cannot be expressed in JSON Schema (a conditional type); documented as {}`,
-      `endpoints types: ${where} Odd.PUT: return type, 'Map<string, number>' cannot be expressed in JSON Schema (a Map); documented as {}`,
+      `endpoints types: ${where} Odd.PUT: return type, 'Map<{ id: number; }, number>' cannot be expressed in JSON Schema (a Map whose keys are not strings or numbers); documented as {}`,
     ]);
     assert.deepEqual(bodyOf(document, '/shapes/odd', 'get'), {
       type: 'object',
@@ -102,6 +103,54 @@ describe('types from TypeScript (--project)', () => {
     });
     assert.deepEqual(body.properties.scores, { type: 'object', additionalProperties: { type: 'number' } });
     assert.deepEqual(at(document, '/shapes/mixed', 'delete').responses['204'], { description: 'No Content' });
+  });
+
+  test('as JSON has it: undefined properties, #private fields and class getters left out, an undefined item null, toJSON deciding, Maps and Sets as the framework renders them', async () => {
+    const { document } = await fixtureRun;
+    const schema = bodyOf(document, '/shapes/mixed', 'put') as Schema;
+    assert.deepEqual(schema, {
+      type: 'object',
+      properties: {
+        holes: { type: 'array', items: { type: ['string', 'null'] } },
+        pair: {
+          type: 'array',
+          prefixItems: [{ type: 'number' }, { type: 'null' }],
+          minItems: 2,
+          items: false,
+          maxItems: 2,
+        },
+        cart: { $ref: '#/components/schemas/Cart' },
+      },
+      required: ['holes', 'pair', 'cart'],
+    });
+    const cart = components(document).Cart as Schema;
+    assert.deepEqual(cart, {
+      type: 'object',
+      properties: { items: { type: 'array', items: { type: 'string' } } },
+      required: ['items'],
+      description: 'A class whose JSON is its own fields: not its `#private` one, not its getter.',
+    });
+    const mixed = bodyOf(document, '/shapes/mixed', 'get') as { properties: Record<string, Schema> };
+    assert.deepEqual(mixed.properties.price, { type: 'string' }, 'what toJSON returns');
+    assert.deepEqual(mixed.properties.counts, { type: 'object', additionalProperties: { type: 'number' } });
+    assert.deepEqual(mixed.properties.tags, { type: 'array', items: { type: 'string' } });
+    // What the client receives of the handler's value passes the check strict validation makes.
+    class Cart {
+      #opened = 1;
+      constructor(readonly items: string[]) {}
+      get size() {
+        return this.items.length + this.#opened;
+      }
+    }
+    const received = JSON.parse(
+      JSON.stringify({
+        gone: undefined,
+        holes: ['a', undefined],
+        pair: [1, undefined],
+        cart: new Cart(['a']),
+      }),
+    );
+    assert.equal(new SchemaCompiler({ Cart: cart }).compile(schema)(received), null);
   });
 
   test('named types are components; recursive ones refer to themselves', async () => {

@@ -81,8 +81,8 @@ describe('response validation', () => {
         (error: unknown) =>
           error instanceof EndpointsError && error.code === 'INVALID_OPTION' && message.test(error.message),
       );
-    await refused({ responseValidation: 'strict' }, /give project \(APP_PROJECT\)/);
-    await refused({ messageValidation: true }, /give project \(APP_PROJECT\)/);
+    await refused({ responseValidation: 'strict' }, /give project \(APP_PROJECT, --project\)/);
+    await refused({ messageValidation: true }, /give project \(APP_PROJECT, --project\)/);
     await refused({ env: { APP_RESPONSE_VALIDATION: 'loud' } }, /must be off, log or strict, got 'loud'/);
   });
 });

@@ -11,12 +11,19 @@ export interface CliOptions {
   readonly debug: boolean;
   /** Path to serve the OpenAPI document at, if any. */
   readonly openapi: string | undefined;
+  /** A tsconfig.json whose handler types the validation checks against (`--project`). */
+  readonly project: string | undefined;
+  /** `--response-validation`; undefined leaves it to `APP_RESPONSE_VALIDATION`. */
+  readonly responseValidation: string | undefined;
+  /** `--message-validation`; undefined leaves it to `APP_MESSAGE_VALIDATION`. */
+  readonly messageValidation: boolean | undefined;
   /** Compiled JS only: no TypeScript loader is registered. */
   readonly production: boolean;
   readonly help: boolean;
 }
 
-export const USAGE = `Usage: endpoints [serve] [--prefix <dir|package>]... [--host <host>:<port>] [--reload] [--debug] [--openapi <path>] [--production]
+export const USAGE = `Usage: endpoints [serve] [--prefix <dir|package>]... [--host <host>:<port>] [--reload] [--debug] [--openapi <path>]
+                 [--project <tsconfig>] [--response-validation off|log|strict] [--message-validation] [--production]
 
   -P, --prefix <path>   controller prefix: a directory, module file or package specifier (repeatable,
                         alias --controller-prefix;
@@ -25,6 +32,17 @@ export const USAGE = `Usage: endpoints [serve] [--prefix <dir|package>]... [--ho
       --reload          restart when a file under a prefix changes
       --debug           stack traces in 500 bodies and in startup errors; the route table at startup
       --openapi <path>  serve the OpenAPI document at this path (e.g. /openapi.json)
+      --project <file>  read the handlers' parameter and return types through the TypeScript compiler
+                        with this tsconfig.json, for the served document and the validation below
+                        (default: APP_PROJECT)
+      --response-validation <mode>
+                        off, log (a mismatch logged once per route) or strict (a 500 naming the bad
+                        field, logged with the request id): each JSON success response checked
+                        against its handler's return type; needs --project (default:
+                        APP_RESPONSE_VALIDATION, else off)
+      --message-validation
+                        check each WebSocket frame and its body; a bad one gets the 400 reply frame
+                        and the socket stays open; needs --project (default: APP_MESSAGE_VALIDATION)
       --production      load compiled JavaScript only (also NODE_ENV=production)
   -h, --help            this text`;
 
@@ -63,6 +81,9 @@ export function parseCliArgs(argv: readonly string[], env: Record<string, string
     reload: values.reload ?? false,
     debug: values.debug ?? false,
     openapi: values.openapi,
+    project: values.project,
+    responseValidation: values['response-validation'],
+    messageValidation: values['message-validation'],
     production: (values.production ?? false) || env.NODE_ENV === 'production',
     help: values.help ?? false,
   };
@@ -80,6 +101,9 @@ function parse(argv: readonly string[]) {
       reload: { type: 'boolean' },
       debug: { type: 'boolean' },
       openapi: { type: 'string' },
+      project: { type: 'string' },
+      'response-validation': { type: 'string' },
+      'message-validation': { type: 'boolean' },
       production: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },

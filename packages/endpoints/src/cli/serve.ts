@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../app.js';
 import { EndpointsError } from '../errors.js';
+import type { ResponseValidation } from '../settings.js';
 import type { CliOptions } from './args.js';
 
 /** Builds the app and listens; prints the bound address (the real port when 0 was asked for). */
@@ -10,6 +11,12 @@ export async function serve(options: CliOptions): Promise<Server> {
     ...(options.prefixes.length > 0 ? { controllerPrefix: options.prefixes } : {}),
     debug: options.debug,
     ...(options.openapi !== undefined ? { openapi: { path: options.openapi } } : {}),
+    ...(options.project !== undefined ? { project: options.project } : {}),
+    // Unchecked here: createApp refuses a mode other than off, log or strict with the setting's name.
+    ...(options.responseValidation !== undefined
+      ? { responseValidation: options.responseValidation as ResponseValidation }
+      : {}),
+    ...(options.messageValidation !== undefined ? { messageValidation: options.messageValidation } : {}),
   });
   const server = createServer(app.listener);
   server.on('upgrade', app.upgrade);

@@ -61,7 +61,7 @@ export function toJson(value: unknown): string {
     if (json === undefined) throw error;
   }
   if (json === undefined) throw new TypeError(`a ${typeof value} cannot be rendered as JSON`);
-  if ((json.length < SCAN_FROM || mayHoldBytes(json)) && hasBytes(value, 0))
+  if ((json.length < SCAN_FROM || mayNeedWidening(json)) && needsWidening(value, 0))
     return JSON.stringify(value, widenJson);
   return json;
 }
@@ -70,24 +70,24 @@ export function toJson(value: unknown): string {
 const SCAN_FROM = 64;
 
 /**
- * Whether the text shows the marks bytes leave in JSON: a Buffer's own toJSON gives
- * `{"type":"Buffer",…}`, any other Uint8Array its indices, `{"0":…}`, or `{}` when empty. Only then
- * is a longer value walked for them, a walk that costs a fifth to a half of JSON.stringify itself
- * (a list of 10,000 records spent a millisecond on it). An empty Uint8Array carrying properties of
- * its own in a longer value leaves no mark and renders as an object.
+ * Whether the text shows the marks bytes, Maps and Sets leave in JSON: a Buffer's own toJSON gives
+ * `{"type":"Buffer",…}`, any other Uint8Array its indices, `{"0":…}`, or `{}` when empty; a Map or
+ * a Set is always `{}`. Only then is a longer value walked for them, a walk that costs a fifth to a
+ * half of JSON.stringify itself (a list of 10,000 records spent a millisecond on it). An empty
+ * Uint8Array carrying properties of its own in a longer value leaves no mark and renders as an object.
  */
-function mayHoldBytes(json: string): boolean {
+function mayNeedWidening(json: string): boolean {
   return json.includes('{}') || json.includes('{"0":') || json.includes('{"type":"Buffer"');
 }
 
-/** Whether bytes sit somewhere in plain data (objects and arrays, up to 64 levels deep). */
-function hasBytes(value: unknown, depth: number): boolean {
+/** Whether bytes, a Map or a Set sit somewhere in plain data (objects and arrays, up to 64 levels deep). */
+function needsWidening(value: unknown, depth: number): boolean {
   if (typeof value !== 'object' || value === null || depth > 64) return false;
-  if (value instanceof Uint8Array) return true;
-  if (Array.isArray(value)) return value.some((item) => hasBytes(item, depth + 1));
+  if (value instanceof Uint8Array || value instanceof Map || value instanceof Set) return true;
+  if (Array.isArray(value)) return value.some((item) => needsWidening(item, depth + 1));
   const prototype = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null && prototype !== KEYWORDS_PROTOTYPE) return false;
-  for (const key in value) if (hasBytes((value as Record<string, unknown>)[key], depth + 1)) return true;
+  for (const key in value) if (needsWidening((value as Record<string, unknown>)[key], depth + 1)) return true;
   return false;
 }
 

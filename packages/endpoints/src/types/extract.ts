@@ -3,7 +3,8 @@ import { createRequire } from 'node:module';
 import { relative, resolve } from 'node:path';
 import type * as TS from 'typescript';
 import { EndpointsError } from '../errors.js';
-import { type JsonSchema, SchemaWriter } from './schema-of-type.js';
+import type { JsonSchema } from './json-schema.js';
+import { SchemaWriter } from './schema-of-type.js';
 
 /** One handler to read: the export of a module (a controller class) and one of its methods. */
 export interface HandlerRef {

@@ -1,6 +1,5 @@
 import type * as TS from 'typescript';
-
-export type JsonSchema = Record<string, unknown>;
+import type { JsonSchema } from './json-schema.js';
 
 /** Where a type was met, so a warning can name the file, the handler and the type. */
 export interface TypeSite {
@@ -179,19 +178,25 @@ export class SchemaWriter {
         name === 'File')
     )
       return { type: 'string', format: 'binary' };
+    // JSON.stringify writes what toJSON returns (a URL, a money class): that is the schema.
+    const toJson = type.getProperty('toJSON');
+    const signature = toJson && checker.getTypeOfSymbol(toJson).getCallSignatures()[0];
+    if (signature) return this.#schema(signature.getReturnType(), depth + 1);
     if (checker.isArrayType(type)) {
       const [item] = checker.getTypeArguments(type as TS.TypeReference);
-      return { type: 'array', items: item ? this.#schema(item, depth + 1) : {} };
+      return { type: 'array', items: item ? this.#item(item, depth + 1) : {} };
     }
     if (checker.isTupleType(type)) return this.#tuple(type as TS.TypeReference, depth);
-    if (
-      this.#fromLibrary(symbol) &&
-      (name === 'Map' || name === 'Set' || name === 'WeakMap' || name === 'Promise')
-    )
+    if (this.#fromLibrary(symbol) && (name === 'Map' || name === 'ReadonlyMap'))
+      return this.#map(type as TS.TypeReference, depth);
+    // The framework renders a Set as the array of its items.
+    if (this.#fromLibrary(symbol) && (name === 'Set' || name === 'ReadonlySet')) {
+      const [item] = checker.getTypeArguments(type as TS.TypeReference);
+      return { type: 'array', items: item ? this.#item(item, depth + 1) : {} };
+    }
+    if (this.#fromLibrary(symbol) && (name === 'WeakMap' || name === 'WeakSet' || name === 'Promise'))
       return this.#warn(type, `a ${name}`);
-    const properties = checker
-      .getPropertiesOfType(type)
-      .filter((property) => !(property.flags & ts.SymbolFlags.Method));
+    const properties = checker.getPropertiesOfType(type).filter((property) => this.#inJson(property));
     const indexes = checker.getIndexInfosOfType(type);
     if (type.getCallSignatures().length > 0 && properties.length === 0) return this.#warn(type, 'a function');
     return this.#named(type, () => {
@@ -205,8 +210,10 @@ export class SchemaWriter {
         this.#path.pop();
         const description = this.describe(property);
         props[property.getName()] = description ? { ...propertySchema, description } : propertySchema;
+        // `any` and `unknown` include undefined too, which JSON drops with its key.
         const optional =
           (property.flags & ts.SymbolFlags.Optional) !== 0 ||
+          (propertyType.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) !== 0 ||
           ((propertyType.flags & ts.TypeFlags.Union) !== 0 &&
             (propertyType as TS.UnionType).types.some((member) => member.flags & ts.TypeFlags.Undefined));
         if (!optional) required.push(property.getName());
@@ -221,15 +228,78 @@ export class SchemaWriter {
     });
   }
 
+  /**
+   * The framework renders a Map as the object of its entries (`Object.fromEntries`): keys that are
+   * strings or numbers become property names, other keys cannot be told apart in it.
+   */
+  #map(type: TS.TypeReference, depth: number): JsonSchema {
+    const ts = this.#ts;
+    const [key, value] = this.#checker.getTypeArguments(type);
+    const keyLike = ts.TypeFlags.StringLike | ts.TypeFlags.NumberLike;
+    const keys = key && key.flags & ts.TypeFlags.Union ? (key as TS.UnionType).types : key ? [key] : [];
+    if (keys.length === 0 || !keys.every((member) => member.flags & keyLike))
+      return this.#warn(type, 'a Map whose keys are not strings or numbers');
+    return {
+      type: 'object',
+      additionalProperties: value ? this.#schema(this.withoutUndefined(value), depth + 1) : {},
+    };
+  }
+
+  /**
+   * Whether JSON.stringify writes a property: not a method, not one that can only be undefined, not
+   * a `#private` field, and not a class's getter or setter (those live on the prototype, and JSON
+   * takes own properties only).
+   */
+  #inJson(property: TS.Symbol): boolean {
+    const ts = this.#ts;
+    if (property.flags & ts.SymbolFlags.Method) return false;
+    if (this.#checker.getTypeOfSymbol(property).flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Void))
+      return false;
+    const declarations = property.declarations ?? [];
+    if (declarations.some((node) => ts.isPropertyDeclaration(node) && ts.isPrivateIdentifier(node.name)))
+      return false;
+    const classAccessor = (node: TS.Declaration) =>
+      (ts.isGetAccessorDeclaration(node) || ts.isSetAccessorDeclaration(node)) && ts.isClassLike(node.parent);
+    return !(declarations.length > 0 && declarations.every(classAccessor));
+  }
+
+  /**
+   * An array item or tuple element: JSON.stringify writes an undefined one as null, so `undefined`
+   * there is `null` (`(T | undefined)[]` is T or null), where a property would be left out instead.
+   */
+  #item(type: TS.Type, depth: number): JsonSchema {
+    const ts = this.#ts;
+    const undefinedOrVoid = ts.TypeFlags.Undefined | ts.TypeFlags.Void;
+    if (type.flags & undefinedOrVoid) return { type: 'null' };
+    const mayBeUndefined =
+      (type.flags & ts.TypeFlags.Union) !== 0 &&
+      (type as TS.UnionType).types.some((member) => member.flags & undefinedOrVoid);
+    const schema = this.#schema(type, depth);
+    if (!mayBeUndefined) return schema;
+    if (typeof schema.type === 'string' && Object.keys(schema).length === 1)
+      return { type: [schema.type, 'null'] };
+    if (Array.isArray(schema.type) && Object.keys(schema).length === 1)
+      return { type: [...new Set([...schema.type, 'null'])] };
+    if (Array.isArray(schema.enum)) {
+      const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+      return {
+        ...schema,
+        type: [...new Set([...types, 'null'])],
+        enum: [...new Set([...schema.enum, null])],
+      };
+    }
+    return { anyOf: [schema, { type: 'null' }] };
+  }
+
   #tuple(type: TS.TypeReference, depth: number): JsonSchema {
     const target = type.target as TS.TupleType;
     const elements = this.#checker.getTypeArguments(type);
     const fixed = target.elementFlags.filter((flag) => !(flag & this.#ts.ElementFlags.Variable)).length;
-    const prefixItems = elements.slice(0, fixed).map((element) => this.#schema(element, depth + 1));
+    const prefixItems = elements.slice(0, fixed).map((element) => this.#item(element, depth + 1));
     const minItems = target.elementFlags.filter((flag) => flag & this.#ts.ElementFlags.Required).length;
     const rest = fixed < elements.length ? elements[fixed] : undefined;
     const schema: JsonSchema = { type: 'array', prefixItems, minItems };
-    if (rest) schema.items = this.#schema(rest, depth + 1);
+    if (rest) schema.items = this.#item(rest, depth + 1);
     else {
       schema.items = false;
       schema.maxItems = fixed;

@@ -22,6 +22,17 @@ export function assertGolden(document: unknown, name: string): void {
   assert.equal(JSON.stringify(document), JSON.stringify(golden));
 }
 
+/** As assertGolden, for a text written as it is (the emitted client: `<name>.txt`, so no tool reads it as code). */
+export function assertGoldenText(text: string, name: string): void {
+  const file = join(packageRoot, 'test', 'golden', name);
+  if (process.env.UPDATE_GOLDEN === '1' || !existsSync(file)) writeFileSync(file, text);
+  assert.equal(
+    text,
+    readFileSync(file, 'utf8'),
+    `${name} differs from the emitted text (UPDATE_GOLDEN=1 rewrites it)`,
+  );
+}
+
 /** Runs `@redocly/cli lint` with the package's config (the recommended rules); throws with its report on failure. */
 export async function redoclyLint(file: string): Promise<string> {
   const redocly = join(repoRoot, 'node_modules', '.bin', 'redocly');
