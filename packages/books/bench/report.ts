@@ -14,7 +14,7 @@ export const RAW = 'raw baseline';
 export const RAW_SESSION = 'raw baseline + session lookup';
 export const SERVICE = 'service';
 /** The PGlite thread the service does not use by default (PGLITE_THREAD), measured on its own rows. */
-export const OTHER_THREAD = { setting: 'worker', server: 'service, PGlite in a worker thread' } as const;
+export const OTHER_THREAD = { setting: 'main', server: "service, PGlite in the server's thread" } as const;
 export const LIST_REQUEST = 'GET /books?page=0&size=20';
 export const BY_ID_REQUEST = 'GET /books/{id}';
 /** The request name of the search rows. */

@@ -247,7 +247,7 @@ moves much less than req/s and p99: compare the CPU column first.
 - \`${HOME_REQUEST}\` (**${HOME_SERVER}**): the web front's home page, 20 books rendered as HTML by the same service
   process, right after its JSON list.
 - **${OTHER_THREAD.server}** (PGlite only): the service with \`PGLITE_THREAD=${OTHER_THREAD.setting}\`, its own database
-  in a worker thread so statements do not hold the event loop, measured right after the service on the same request.
+  in the server's own thread (the default runs it in a worker thread), measured right after the service on the same request.
 - \`${SEARCH_REQUEST}\`: full-text search matching 21 of the books, ranked, first page.
 - **raw baseline**: node:http and the same SQL as the service (the page with its maintained total in one statement,
   or one book by id, both with the caller's holds; named prepared statements on PostgreSQL, as the service), JSON

@@ -149,7 +149,7 @@ function parseDatabase(env: NodeJS.ProcessEnv): DatabaseConfig {
 }
 
 function parsePgliteThread(raw: string | undefined): PgliteThread {
-  if (raw === undefined || raw === '') return 'main';
+  if (raw === undefined || raw === '') return 'worker';
   if (raw === 'main' || raw === 'worker') return raw;
   throw new ConfigError(`invalid PGLITE_THREAD '${raw}': expected worker or main`);
 }

@@ -131,8 +131,8 @@ test('rate limits: 600 a minute in process by default, 0 off, RATE_LIMIT_SERVICE
   rejects({ PICKUP_DAYS: '0' }, /invalid PICKUP_DAYS '0'/);
 });
 
-test('PGLITE_THREAD: the server thread by default, worker on request; anything else is named', () => {
-  assert.equal(loadConfig({}).pgliteThread, 'main');
+test('PGLITE_THREAD: a worker thread by default, the server thread on request; anything else is named', () => {
+  assert.equal(loadConfig({}).pgliteThread, 'worker');
   assert.equal(loadConfig({ PGLITE_THREAD: 'worker' }).pgliteThread, 'worker');
   assert.equal(loadConfig({ PGLITE_THREAD: 'main' }).pgliteThread, 'main');
   rejects({ PGLITE_THREAD: 'both' }, /invalid PGLITE_THREAD 'both': expected worker or main/);
