@@ -207,7 +207,7 @@ describe('Redis store: failure and recovery', { skip }, () => {
       assert.equal(failure.code, 'RATELIMIT_STORE_FAILED');
       assert.match(
         failure.message,
-        /ECONNREFUSED|ECONNRESET|EPIPE|connection to redis at 127\.0\.0\.1:\d+ was closed/,
+        /ECONNREFUSED|ECONNRESET|EPIPE|socket has been ended by the other party|connection to redis at 127\.0\.0\.1:\d+ was closed/,
       );
     }
     assert.deepEqual(health.slice(0, 3), [true, false, true]);
