@@ -159,6 +159,16 @@ async function archiveLabels(file: string): Promise<Record<string, string>> {
   return config.config.Labels;
 }
 
+/**
+ * Three free ports, all different: the kernel may hand a port it just gave out to the next ask, and a
+ * server given one port twice fails to listen and is never ready.
+ */
+async function threeFreePorts(): Promise<[number, number, number]> {
+  const ports = new Set<number>();
+  while (ports.size < 3) ports.add(await freePort());
+  return [...ports] as [number, number, number];
+}
+
 const MiB = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 /**
@@ -352,7 +362,7 @@ describe('container images from a clean clone', { skip, timeout: BUILD_TIMEOUT_M
   });
 
   test('ratelimit: config volume and Redis, /json and gRPC, a ConfigMap-style reload, SIGTERM exits 0 within its drain', async (t) => {
-    const [http, grpc, debug] = [await freePort(), await freePort(), await freePort()];
+    const [http, grpc, debug] = await threeFreePorts();
     // The directory a ConfigMap volume is: each file a symlink through ..data to a timestamped folder.
     const data = join(scratch, 'ratelimit-data');
     const config = join(data, 'ratelimit', 'config');
