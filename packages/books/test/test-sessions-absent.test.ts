@@ -18,9 +18,14 @@ async function filesUnder(dir: string): Promise<string[]> {
 }
 
 test('the production build (dist) contains no test-session helper', async () => {
-  await run(bin('tsc'), ['-p', 'tsconfig.build.json', '--outDir', outDir, '--sourceMap', 'false'], {
-    cwd: packageRoot,
-  });
+  // --noCheck: the files the build emits are what is examined; `npm run typecheck` checks the types.
+  await run(
+    bin('tsc'),
+    ['-p', 'tsconfig.build.json', '--outDir', outDir, '--sourceMap', 'false', '--noCheck'],
+    {
+      cwd: packageRoot,
+    },
+  );
   const files = await filesUnder(outDir);
   assert.ok(
     files.some((file) => file.endsWith(join('src', 'app', 'app.js'))),
