@@ -3,27 +3,13 @@
 // yardstick), and a whole KeyIndex.find of a key made per call, as the limiter makes cache keys,
 // among 10,000. Medians of 15 interleaved rounds.
 import { hashString, KeyIndex } from '../src/backends/key-index.js';
+import { multiplyXor } from '../test/helpers/multiply-xor.js';
 
 const KEYS = 10_000;
 const ROUNDS = 15;
 const WINDOW_START = 1_764_068_400;
 const values = Array.from({ length: KEYS }, (_, i) => `user${String(i).padStart(5, '0')}`);
 const cacheKey = (i: number) => `ratelimit_api_user_${values[i]}_${WINDOW_START}`;
-
-/** The index's hash before HalfSipHash (seeded multiply-xor, MurmurHash3's finalizer). */
-function multiplyXor(key: string, seed: number): number {
-  let h = seed ^ key.length;
-  for (let i = 0; i < key.length; i++) {
-    h = Math.imul(h ^ key.charCodeAt(i), 0x5bd1e995);
-    h ^= h >>> 15;
-  }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
 
 const index = new KeyIndex(KEYS, 1 << 22);
 for (let i = 0; i < KEYS; i++) index.insert(cacheKey(i), i);

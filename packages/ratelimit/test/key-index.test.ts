@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { hashString, KeyIndex } from '../src/backends/key-index.js';
+import { multiplyXor } from './helpers/multiply-xor.js';
 
 /** A small deterministic generator, so a failure replays. */
 function random(seed: number): (max: number) => number {
@@ -68,21 +69,6 @@ test('the key hash is HalfSipHash-1-3 of the key bytes (Latin-1, else UTF-16LE w
   assert.equal(hashString('é€x', k0, k1), 141702137);
   assert.equal(hashString('ĀĀĀ', k0, k1), 775867835);
 });
-
-/** The seeded multiply-xor the index hashed with until 2026-11-27, kept here as the attacked function. */
-function multiplyXor(key: string, seed: number): number {
-  let h = seed ^ key.length;
-  for (let i = 0; i < key.length; i++) {
-    h = Math.imul(h ^ key.charCodeAt(i), 0x5bd1e995);
-    h ^= h >>> 15;
-  }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
 
 test('keys built to collide under the old multiply-xor hash keep short probes under the keyed hash', () => {
   // A client that knows the hash function and its seed picks descriptor values that all share one
