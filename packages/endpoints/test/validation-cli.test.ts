@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { type ManagedProcess, spawnManaged } from '@platform/testkit';
+import type { ManagedProcess } from '@platform/testkit';
 import WebSocket from 'ws';
+import { type CliServer, startCli } from './support/cli.js';
 import { Client } from './support/sockets.js';
 
 const packageRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -13,28 +14,11 @@ const packageRoot = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(packageRoot, 'bin', 'endpoints.mjs');
 const fixture = join(packageRoot, 'test', 'fixtures', 'validated');
 const project = join(fixture, 'tsconfig.json');
-const LISTENING = /endpoints listening on (http:\/\/127\.0\.0\.1:\d+)/;
 
 /** `endpoints serve` over the validated fixture with `flags`; its address once it listens. */
-async function serve(flags: string[]): Promise<{ base: string; child: ManagedProcess }> {
-  const child = spawnManaged(process.execPath, [
-    bin,
-    'serve',
-    '--prefix',
-    fixture,
-    '--host',
-    '127.0.0.1:0',
-    ...flags,
-  ]);
+function serve(flags: string[]): Promise<CliServer> {
   // Generous: the TypeScript program is built at startup, on a machine shared by several agents.
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline) {
-    const match = LISTENING.exec(child.output());
-    if (match) return { base: match[1] as string, child };
-    await delay(50);
-  }
-  await child.stop();
-  throw new Error(`the CLI did not report listening:\n${child.output()}`);
+  return startCli(fixture, { flags, timeoutMs: 90_000 });
 }
 
 /** The output's lines that match `pattern`, once the process has had a moment to write them. */

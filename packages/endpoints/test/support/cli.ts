@@ -15,9 +15,15 @@ export interface CliServer {
   readonly child: ManagedProcess;
 }
 
-/** Starts the endpoints CLI on a free port over `prefix` and waits until it says where it listens. */
-export async function startCli(prefix: string, timeoutMs = 30_000): Promise<CliServer> {
-  const child = spawnManaged(tsx, [bin, '--prefix', prefix, '--host', '127.0.0.1:0']);
+/**
+ * Starts the endpoints CLI on a free port over `prefix`, with further `flags`, and waits until it says
+ * where it listens.
+ */
+export async function startCli(
+  prefix: string,
+  { flags = [], timeoutMs = 30_000 }: { flags?: string[]; timeoutMs?: number } = {},
+): Promise<CliServer> {
+  const child = spawnManaged(tsx, [bin, '--prefix', prefix, '--host', '127.0.0.1:0', ...flags]);
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const match = LISTENING.exec(child.output());
