@@ -36,9 +36,25 @@ function withUnsafeValueCheck(validate: ValidateFunction): ValidateFunction {
  * Query and path values arrive as strings, so they are coerced to the contract's types (and a single
  * `sort` to an array). JSON bodies are not: `"title": 42` is an error, not the string "42".
  */
+const coercing = compilerWith({ coerceTypes: 'array' });
+const strict = compilerWith({ coerceTypes: false });
+
+/**
+ * Validators by part and schema text, shared by every app of the process: each app is given its own copy
+ * of the contract, so Ajv's own cache (by schema object) missed, and compiling the contract's schemas was
+ * a tenth of the CPU of a test process that builds dozens of apps. The contract's schemas bound its size.
+ */
+const compiled = new Map<string, ValidateFunction>();
+
 export function contractValidatorCompiler(): FastifySchemaCompiler<unknown> {
-  const coercing = compilerWith({ coerceTypes: 'array' });
-  const strict = compilerWith({ coerceTypes: false });
-  return ({ schema, httpPart }) =>
-    withUnsafeValueCheck((httpPart === 'body' ? strict : coercing).compile(schema as object));
+  return ({ schema, httpPart }) => {
+    const compiler = httpPart === 'body' ? strict : coercing;
+    const key = `${compiler === strict ? 'strict' : 'coercing'} ${JSON.stringify(schema)}`;
+    let validate = compiled.get(key);
+    if (validate === undefined) {
+      validate = withUnsafeValueCheck(compiler.compile(schema as object));
+      compiled.set(key, validate);
+    }
+    return validate;
+  };
 }
