@@ -204,8 +204,9 @@ function startQuotaService(
   },
   demandStore: DemandStore | undefined,
 ): QuotaService {
+  const instanceId = randomUUID();
   const demand =
-    demandStore ?? createDemandStore(settings.backend, `${settings.limiter.cacheKeyPrefix}rlqs:`);
+    demandStore ?? createDemandStore(settings.backend, `${settings.limiter.cacheKeyPrefix}rlqs:`, instanceId);
   parts.closers.push(() => demand.close());
   const quota = new QuotaService(
     parts.config,
@@ -214,7 +215,7 @@ function startQuotaService(
     parts.log,
     { ...settings.rlqs, globalShadowMode: settings.service.globalShadowMode },
     parts.clock,
-    randomUUID(),
+    instanceId,
   );
   addQuotaService(parts.grpcServer, quota, parts.stats);
   quota.start();

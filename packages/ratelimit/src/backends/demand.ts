@@ -26,10 +26,11 @@ export interface DemandStore {
    */
   readonly shared: boolean;
   /**
-   * Writes `writes` (each kept until `nowMs + ttlMs` unless written again) and resolves, per
-   * bucket of `read` in that order, to the live entries of that bucket sorted by client id.
-   * `writes` hold every client of this instance for the buckets of `read`. Rejects with a
-   * StoreError when the store fails.
+   * Writes `writes` (each kept until `nowMs + ttlMs` unless written again, or, in a shared store,
+   * until removed or until the instance that wrote it has been silent for `ttlMs`) and resolves,
+   * per bucket of `read` in that order, to the live entries of that bucket sorted by client id.
+   * `writes` hold every client of this instance for the buckets of `read`; a shared store may skip
+   * those that barely move a demand it holds. Rejects with a StoreError when the store fails.
    */
   exchange(
     writes: readonly DemandWrite[],

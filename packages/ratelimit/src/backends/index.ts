@@ -45,10 +45,15 @@ export function storeCapabilities(type: BackendType): StoreCapabilities | undefi
 /**
  * Where the Rate Limit Quota Service keeps its clients' demand: in this process for the memory
  * store, in Redis (REDIS_URL's deployment, keys under `keyPrefix`) so that every instance shares
- * out alike. Settings refuse RLQS with Memcached before this is called.
+ * out alike; `instanceId` prefixes this instance's client ids there. Settings refuse RLQS with
+ * Memcached before this is called.
  */
-export function createDemandStore(backend: BackendSettings, keyPrefix: string): DemandStore {
-  if (backend.type === 'redis') return new RedisDemandStore(backend.redis.main, keyPrefix);
+export function createDemandStore(
+  backend: BackendSettings,
+  keyPrefix: string,
+  instanceId: string,
+): DemandStore {
+  if (backend.type === 'redis') return new RedisDemandStore(backend.redis.main, keyPrefix, instanceId);
   if (backend.type === 'memory') return new MemoryDemandStore();
   throw new Error('the Rate Limit Quota Service needs BACKEND_TYPE=redis or memory');
 }
