@@ -103,8 +103,8 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
     config.session.idleTimeoutMs,
     now,
   );
-  const { pickupMs, expirySweepMs } = config.reservations;
-  const reservationsRepository = new ReservationsRepository(db, pickupMs);
+  const { pickupMs, expirySweepMs, loanMs, maxRenewals } = config.reservations;
+  const reservationsRepository = new ReservationsRepository(db, pickupMs, { loanMs, maxRenewals });
   // Reads trust the earliest deadline a probe found for at most a sweep interval (see PickupExpiry).
   const expiry = new PickupExpiry(
     (at) => reservationsRepository.expireOverdue(at),

@@ -134,7 +134,8 @@ export interface paths {
         put?: never;
         /**
          * Record that the user took the held copy (ROLE_ADMIN)
-         * @description READY → COLLECTED. The copy stays out until it is returned. From any other state (an overdue READY
+         * @description READY → COLLECTED: a loan starts, due `LOAN_DAYS` later (`dueAt`) and renewable `MAX_RENEWALS`
+         *     times. The copy stays out until it is returned. From any other state (an overdue READY
          *     reservation has EXPIRED) the answer is `409` with the code `ILLEGAL_TRANSITION_<STATE>_TO_COLLECTED`.
          *     With `If-Match`, only while the tag is the reservation's current `ETag` (`412` otherwise).
          */
@@ -161,12 +162,43 @@ export interface paths {
         put?: never;
         /**
          * Record the return of the lent copy (ROLE_ADMIN)
-         * @description COLLECTED → RETURNED. The copy is free again and goes to the first WAITING reservation of the book,
+         * @description COLLECTED → RETURNED, overdue or not: the loan ends. The copy is free again and goes to the first WAITING reservation of the book,
          *     if any, in the same transaction. From any other state the answer is `409` with the code
          *     `ILLEGAL_TRANSITION_<STATE>_TO_RETURNED`. With `If-Match`, only while the tag is the reservation's
          *     current `ETag` (`412` otherwise).
          */
         post: operations["returnReservation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/books/{bookId}/reservations/{reservationId}/renew": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the reserved book. */
+                bookId: components["parameters"]["BookIdOfReservation"];
+                /** @description The reservation's id. */
+                reservationId: components["parameters"]["ReservationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Renew a loan (its holder or ROLE_ADMIN)
+         * @description Moves the due date of a COLLECTED reservation (a loan) by `LOAN_DAYS` and counts one renewal. A
+         *     loan is renewed at most `maxRenewals` times (`MAX_RENEWALS` when it was lent). Refused with `409`:
+         *     `RENEWAL_LIMIT_REACHED` when no renewal is left, `RENEWAL_LOAN_OVERDUE` once the due date has come,
+         *     `RENEWAL_BOOK_WAITED_FOR` while someone waits for the book (a WAITING reservation), and
+         *     `RENEWAL_NOT_ON_LOAN` when the reservation is not COLLECTED. `403` when the loan is another user's
+         *     and the caller is not an admin. With `If-Match`, only while the tag is the reservation's current
+         *     `ETag` (`412` otherwise).
+         */
+        post: operations["renewReservation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -224,7 +256,7 @@ export interface components {
          * @description A sort key of the reservation list; the service orders by exactly these properties.
          * @enum {string}
          */
-        ReservationSortOrder: "reservedAt" | "reservedAt,asc" | "reservedAt,desc" | "cancelledAt" | "cancelledAt,asc" | "cancelledAt,desc" | "status" | "status,asc" | "status,desc";
+        ReservationSortOrder: "reservedAt" | "reservedAt,asc" | "reservedAt,desc" | "cancelledAt" | "cancelledAt,asc" | "cancelledAt,desc" | "status" | "status,asc" | "status,desc" | "dueAt" | "dueAt,asc" | "dueAt,desc";
         /** @description A HAL link with an absolute URL. */
         Link: {
             /** Format: uri */
@@ -242,7 +274,8 @@ export interface components {
         /**
          * @description The transitions the caller may take now, and only those: `cancel` (`DELETE` its href) for the owner
          *     or an admin while WAITING or READY; `collect` (`POST`) for an admin while READY; `return` (`POST`)
-         *     for an admin while COLLECTED.
+         *     for an admin while COLLECTED; `renew` (`POST`) for the holder or an admin while COLLECTED, not
+         *     overdue and with a renewal left (a queue for the book is only found out by the renewal: `409`).
          */
         ReservationLinks: {
             self: components["schemas"]["Link"];
@@ -250,6 +283,7 @@ export interface components {
             cancel?: components["schemas"]["Link"];
             collect?: components["schemas"]["Link"];
             return?: components["schemas"]["Link"];
+            renew?: components["schemas"]["Link"];
         };
         UserLinks: {
             self: components["schemas"]["Link"];
@@ -348,6 +382,20 @@ export interface components {
              * @description The pickup deadline it passed, for an EXPIRED reservation.
              */
             expiredAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the lent copy is due back: `collectedAt` + `LOAN_DAYS`, moved by `LOAN_DAYS` at each renewal.
+             *     Null before COLLECTED; kept after the return.
+             */
+            dueAt: string | null;
+            /** @description How often the loan was renewed. */
+            renewals: number;
+            /** @description How often the loan may be renewed (`MAX_RENEWALS` when it was lent; 0 before COLLECTED). */
+            maxRenewals: number;
+            /** @description True while COLLECTED at or past `dueAt`. */
+            overdue: boolean;
+            /** @description While overdue, the days (started) since `dueAt` (1 during the first 24 h); else 0. */
+            daysOverdue: number;
             _links: components["schemas"]["ReservationLinks"];
         };
         /** @enum {string} */
@@ -1073,6 +1121,58 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    renewReservation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `*` or a list of entity tags (RFC 9110). The request goes ahead only while one of them is the
+                 *     current `ETag` (strong comparison; `*`: the resource exists); otherwise `412` and nothing changes.
+                 *     Writes compared with a tag are conditional on the row version read for the comparison, so of
+                 *     concurrent requests with the same tag at most one succeeds.
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description `*` or a list of entity tags. When one of them is the current `ETag` (weak comparison), a `GET`
+                 *     answers `304 Not Modified` without a body and a write answers `412`.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The id of the reserved book. */
+                bookId: components["parameters"]["BookIdOfReservation"];
+                /** @description The reservation's id. */
+                reservationId: components["parameters"]["ReservationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The renewed loan, with its new `dueAt`. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/hal+json": components["schemas"]["Reservation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["ContentTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listReservations: {
         parameters: {
             query?: {
@@ -1089,6 +1189,11 @@ export interface operations {
                 userId?: string;
                 /** @description Only reservations in this state. */
                 status?: components["schemas"]["ReservationStatus"];
+                /**
+                 * @description `true`: only overdue loans (COLLECTED, at or past `dueAt`); `false`: every other reservation.
+                 *     Sort by `dueAt` for the longest overdue first.
+                 */
+                overdue?: boolean;
             };
             header?: never;
             path?: never;

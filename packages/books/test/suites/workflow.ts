@@ -224,9 +224,14 @@ export function workflowSuite(driver: Driver, skip: false | string = false) {
       assert.deepEqual(keys(asAdmin._links), ['book', 'cancel', 'collect', 'self']);
       assert.equal(asAdmin._links.collect.href, `${self}/collect`);
       const collected = await step(admin, 'collect', r);
-      assert.deepEqual(keys(collected._links), ['book', 'return', 'self']);
+      assert.deepEqual(keys(collected._links), ['book', 'renew', 'return', 'self']);
       assert.equal(collected._links.return.href, `${self}/return`);
-      assert.deepEqual(keys((await read(alice, r))._links), ['book', 'self'], 'the owner cannot return');
+      assert.equal(collected._links.renew.href, `${self}/renew`);
+      assert.deepEqual(
+        keys((await read(alice, r))._links),
+        ['book', 'renew', 'self'],
+        'the owner cannot return',
+      );
       const returned = await step(admin, 'return', r);
       assert.deepEqual(keys(returned._links), ['book', 'self']);
       assert.ok((await book(b.id, alice))._links.reserve, 'after the return alice may reserve again');

@@ -9,6 +9,7 @@ export const MIGRATIONS = [
   '004_book_search.sql',
   '005_row_versions.sql',
   '006_book_search_index_no_pending_list.sql',
+  '007_loans.sql',
 ] as const;
 
 /** The migrations from `first` on, as a database that already had the ones before it applies them. */

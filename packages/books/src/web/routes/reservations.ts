@@ -28,10 +28,13 @@ const DONE: Record<Transition, string> = {
   cancel: 'The reservation is cancelled.',
   collect: 'Marked collected.',
   return: 'Marked returned.',
+  renew: 'The loan is renewed.',
 };
 
 /** The query a list page keeps in its pager and forms (everything but the page number). */
-function keptQuery(values: Record<string, string | readonly string[] | number | undefined>): URLSearchParams {
+function keptQuery(
+  values: Record<string, string | readonly string[] | number | boolean | undefined>,
+): URLSearchParams {
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(values)) {
     if (value === undefined || name === 'page') continue;
@@ -126,6 +129,7 @@ export function reservationRoutes({ page, books, reservations, users, render }: 
     cancel: 'cancelReservation',
     collect: 'collectReservation',
     return: 'returnReservation',
+    renew: 'renewReservation',
   } as const;
   for (const transition of Object.keys(operations) as Transition[]) {
     page<unknown, { bookId: string; reservationId: string }>({
