@@ -1,5 +1,6 @@
 import { accessMatrixSuite } from './suites/access.js';
 import { actuatorSuite } from './suites/actuator.js';
+import { auditSuite } from './suites/audit.js';
 import { concurrencySuite } from './suites/concurrency.js';
 import { conditionalRequestsSuite } from './suites/conditional-requests.js';
 import { contractFuzzSuite } from './suites/contract-fuzz.js';
@@ -25,6 +26,7 @@ hostileInputSuite('pglite');
 headersAndPagesSuite('pglite');
 workflowSuite('pglite');
 loansSuite('pglite');
+auditSuite('pglite');
 searchSuite('pglite');
 contractFuzzSuite('pglite');
 actuatorSuite('pglite');

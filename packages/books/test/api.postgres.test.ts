@@ -1,5 +1,6 @@
 import { accessMatrixSuite } from './suites/access.js';
 import { actuatorSuite } from './suites/actuator.js';
+import { auditSuite } from './suites/audit.js';
 import { concurrencySuite } from './suites/concurrency.js';
 import { conditionalRequestsSuite } from './suites/conditional-requests.js';
 import { contractFuzzSuite } from './suites/contract-fuzz.js';
@@ -27,6 +28,7 @@ hostileInputSuite('postgres', skip);
 headersAndPagesSuite('postgres', skip);
 workflowSuite('postgres', skip);
 loansSuite('postgres', skip);
+auditSuite('postgres', skip);
 searchSuite('postgres', skip);
 contractFuzzSuite('postgres', skip);
 actuatorSuite('postgres', skip);

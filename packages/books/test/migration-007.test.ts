@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { hasSqlState } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { migrationsDir } from '../src/paths.js';
-import { migrationsBefore, migrationsFrom } from './support/migrations.js';
+import { dropAllTables, migrationsBefore, migrationsFrom } from './support/migrations.js';
 import { type Driver, openTestDatabase, postgresSkip } from './support/service.js';
 
 const OLD_MIGRATIONS = migrationsBefore('007_loans.sql');
@@ -26,7 +26,7 @@ function migrationSuite(driver: Driver, skip: false | string) {
     test('existing COLLECTED and RETURNED rows get a due date 21 days after their collection', async () => {
       const { db, dispose } = await openTestDatabase(driver);
       try {
-        await db.exec('drop table reservations, books, book_count, sessions, users, schema_migrations');
+        await dropAllTables(db);
         assert.deepEqual((await migrate(db, oldDir)).applied, OLD_MIGRATIONS);
         const [user] = await db.query<{ id: string }>(
           "insert into users (issuer, subject) values ('urn:old', 'alice') returning id",

@@ -3,6 +3,7 @@ import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { healthRoutes } from '../actuator/health.js';
 import { Metrics, prometheusRoutes } from '../actuator/metrics.js';
+import { auditHandlers } from '../api/audit.handlers.js';
 import { booksHandlers } from '../api/books.handlers.js';
 import { meHandlers } from '../api/me.handler.js';
 import { reservationsHandlers } from '../api/reservations.handlers.js';
@@ -15,6 +16,8 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import { loginRoutes } from '../login/routes.js';
+import { AuditRepository } from '../modules/audit/audit.repository.js';
+import { AuditService } from '../modules/audit/audit.service.js';
 import { BooksRepository } from '../modules/books/books.repository.js';
 import { BooksService } from '../modules/books/books.service.js';
 import { expirySchedule } from '../modules/reservations/expiry-schedule.js';
@@ -114,7 +117,12 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
   );
   const reservationsService = new ReservationsService(reservationsRepository, expiry, now);
   const booksService = new BooksService(new BooksRepository(db, pickupMs), expiry, now);
-  expirySchedule(app, () => expiry.expireOverdue(), expirySweepMs);
+  const auditService = new AuditService(new AuditRepository(db));
+  expirySchedule(
+    app,
+    { expire: () => expiry.expireOverdue(), recordOverdue: () => reservationsService.recordOverdue() },
+    expirySweepMs,
+  );
   await app.register(fastifyCookie);
   await app.register(sessions, {
     store: new CachingSessionStore(sessionStore, now),
@@ -150,6 +158,7 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
       ...booksHandlers(booksService, config.publicBaseUrl),
       ...reservationsHandlers(reservationsService, config.publicBaseUrl),
       ...meHandlers(config.publicBaseUrl),
+      ...auditHandlers(auditService, config.publicBaseUrl),
     },
     rateLimit,
   );

@@ -226,6 +226,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log, newest first, one page at a time (ROLE_ADMIN)
+         * @description One event per state change of a book or a reservation, recorded by the database in the transaction
+         *     that made the change, and never changed or removed. `actor` is the user who made the change, or the
+         *     system for what the service does on its own: promoting the next in line (`reservation.promoted`),
+         *     expiring a READY reservation past its pickup deadline (`reservation.expired`) and recording a loan
+         *     as overdue (`loan.overdue`, at the next sweep after its due date).
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/me": {
         parameters: {
             query?: never;
@@ -419,6 +443,56 @@ export interface components {
         ReservationPage: {
             _embedded: {
                 reservations: components["schemas"]["Reservation"][];
+            };
+            _links: components["schemas"]["PageLinks"];
+            page: components["schemas"]["PageMetadata"];
+        };
+        /**
+         * @description What changed. `book.created`, `book.updated` (the fields set by a caller), `book.deleted`;
+         *     `reservation.reserved` (admitted, WAITING), `reservation.promoted` (a copy is held: READY),
+         *     `reservation.cancelled`, `reservation.collected` (a loan starts), `reservation.returned`,
+         *     `reservation.expired`; `loan.renewed`, `loan.overdue`.
+         * @enum {string}
+         */
+        AuditKind: "book.created" | "book.updated" | "book.deleted" | "reservation.reserved" | "reservation.promoted" | "reservation.cancelled" | "reservation.collected" | "reservation.returned" | "reservation.expired" | "loan.renewed" | "loan.overdue";
+        /** @description Who made the change; `userId` is null for the system. */
+        AuditActor: {
+            /** @enum {string} */
+            type: "user" | "system";
+            /** Format: uuid */
+            userId: string | null;
+        };
+        AuditEvent: {
+            /** @description Increasing in the order the events were recorded. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change was made (the service's clock).
+             */
+            at: string;
+            kind: components["schemas"]["AuditKind"];
+            actor: components["schemas"]["AuditActor"];
+            /** Format: uuid */
+            bookId: string;
+            /** Format: uuid */
+            reservationId: string | null;
+            /**
+             * Format: uuid
+             * @description The user whose reservation changed; null for book events.
+             */
+            holderId: string | null;
+            /**
+             * @description What changed: `from` and `to` states of a reservation (with `pickupDeadline` or `dueAt` where
+             *     one was set), `fromDueAt`, `toDueAt` and `renewals` of a renewal, `dueAt` of an overdue loan,
+             *     `{from, to}` per changed field of a book, or the new book's fields.
+             */
+            change: {
+                [key: string]: unknown;
+            };
+        };
+        AuditEventPage: {
+            _embedded: {
+                events: components["schemas"]["AuditEvent"][];
             };
             _links: components["schemas"]["PageLinks"];
             page: components["schemas"]["PageMetadata"];
@@ -1208,6 +1282,45 @@ export interface operations {
                 };
                 content: {
                     "application/hal+json": components["schemas"]["ReservationPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Zero-based page number. */
+                page?: components["parameters"]["Page"];
+                /** @description Page size. */
+                size?: components["parameters"]["Size"];
+                /** @description Only the events of this book and its reservations. */
+                bookId?: string;
+                /** @description Only the events this user made or that concern their reservations. */
+                userId?: string;
+                /** @description Only events of this kind. */
+                kind?: components["schemas"]["AuditKind"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/hal+json": components["schemas"]["AuditEventPage"];
                 };
             };
             400: components["responses"]["BadRequest"];

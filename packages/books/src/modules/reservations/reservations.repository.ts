@@ -1,6 +1,7 @@
 import type { Database, Queryable } from '../../db/database.js';
 import { orderByClause } from '../../db/order-by.js';
 import type { PageRequest } from '../../page-request.js';
+import { actingAs } from '../audit/acting.js';
 import type { ExpiryProbeResult } from './pickup-expiry.js';
 import {
   OPEN_STATUSES,
@@ -177,6 +178,7 @@ export class ReservationsRepository {
    */
   reserve(bookId: string, userId: string, now: Date): Promise<Reservation | undefined> {
     return this.db.transaction(async (tx) => {
+      await actingAs(tx, userId, now);
       if (!(await lockBook(tx, bookId))) return undefined;
       await settleBook(tx, bookId, now, this.pickupMs);
       const [created] = await tx.query<{ id: string }>(
@@ -192,8 +194,10 @@ export class ReservationsRepository {
   /**
    * Applies a caller's transition if the reservation's current state allows it (and, when
    * `expectedVersion` is given, while the reservation is still at that version), then settles the book.
+   * `actorId`: who asks (the audit log's actor).
    */
   transition(
+    actorId: string,
     bookId: string,
     reservationId: string,
     transition: Transition,
@@ -201,6 +205,7 @@ export class ReservationsRepository {
     expectedVersion?: number,
   ): Promise<TransitionOutcome> {
     return this.db.transaction(async (tx) => {
+      await actingAs(tx, actorId, now);
       if (!(await lockBook(tx, bookId))) return { outcome: 'not_found' };
       await settleBook(tx, bookId, now, this.pickupMs);
       const statement = TRANSITION_STATEMENTS[transition];
@@ -236,10 +241,27 @@ export class ReservationsRepository {
     const overdue = probe?.overdue ?? [];
     for (const bookId of overdue) {
       await this.db.transaction(async (tx) => {
+        await actingAs(tx, null, now);
         if (await lockBook(tx, bookId)) await settleBook(tx, bookId, now, this.pickupMs);
       });
     }
     return { settled: overdue.length, nextDeadline: probe?.next_deadline ?? null };
+  }
+
+  /**
+   * Records the loans past their due date as overdue (the system's `loan.overdue` audit events; later
+   * their notices); returns how many. Whether a loan is overdue is read from its due date, not from this.
+   */
+  recordOverdue(now: Date): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      await actingAs(tx, null, now);
+      const recorded = await tx.query(
+        `update reservations set overdue_at = due_at
+         where status = 'COLLECTED' and overdue_at is null and due_at <= $1 returning id`,
+        [now],
+      );
+      return recorded.length;
+    });
   }
 
   /** Why a transition's conditional update changed nothing (in its transaction, under the book's lock). */

@@ -137,7 +137,7 @@ export class ReservationsService {
     await this.get(user, bookId, reservationId);
     const now = this.now();
     const result = await this.reservations
-      .transition(bookId, reservationId, transition, now, expectedVersion)
+      .transition(user.id, bookId, reservationId, transition, now, expectedVersion)
       .finally(() => this.expiry.madeReady(now));
     if (result.outcome === 'not_found') throw reservationNotFound(bookId, reservationId);
     if (result.outcome === 'version_changed') throw reservationChanged(reservationId);
@@ -148,6 +148,11 @@ export class ReservationsService {
         : illegalTransition(reservationId, result.current, transition);
     }
     return result.reservation;
+  }
+
+  /** The overdue sweep: records the loans that became overdue since the last run (see recordOverdue). */
+  recordOverdue(): Promise<number> {
+    return this.reservations.recordOverdue(this.now());
   }
 
   /** Users see their own reservations; admins see everyone's, optionally one user's. */
