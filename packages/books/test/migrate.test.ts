@@ -17,7 +17,16 @@ test('concurrent migrators on one PostgreSQL schema apply each migration exactly
     );
     assert.deepEqual(
       tables.map((row) => row.name),
-      ['audit_events', 'book_count', 'books', 'reservations', 'schema_migrations', 'sessions', 'users'],
+      [
+        'audit_events',
+        'book_count',
+        'books',
+        'idempotency_keys',
+        'reservations',
+        'schema_migrations',
+        'sessions',
+        'users',
+      ],
     );
   } finally {
     await database.dispose();

@@ -19,7 +19,11 @@ export interface paths {
          */
         get: operations["listBooks"];
         put?: never;
-        /** Create a book (ROLE_ADMIN) */
+        /**
+         * Create a book (ROLE_ADMIN)
+         * @description With `Idempotency-Key`, a retry of the same request within 24 h gets the first answer again and
+         *     creates no second book (see the parameter).
+         */
         post: operations["createBook"];
         delete?: never;
         options?: never;
@@ -76,7 +80,8 @@ export interface paths {
          * @description The request has no body. When a copy is free the reservation is READY at once: the copy is held for
          *     the user until `pickupDeadline`. Otherwise it is WAITING, with its place in the book's queue
          *     (`queuePosition`, first come first served). A user holds at most one open (WAITING, READY or
-         *     COLLECTED) reservation per book: another one is refused with `409`.
+         *     COLLECTED) reservation per book: another one is refused with `409`. With `Idempotency-Key`, a retry
+         *     of the same request within 24 h gets the first answer again and reserves nothing more.
          */
         post: operations["createReservation"];
         delete?: never;
@@ -570,6 +575,15 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The `Idempotency-Key` was used for another request (`IDEMPOTENCY_KEY_REUSED`). */
+        UnprocessableContent: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /**
          * @description The signed-in user has used every call of the current rate limit window; retry after `Retry-After`
          *     seconds.
@@ -669,6 +683,16 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description draft-ietf-httpapi-idempotency-key-header: a string the client picks per request, such as a UUID,
+         *     as a structured-field string (`"…"`) or bare; 1 to 255 visible ASCII characters. Keys are the
+         *     signed-in user's own. The first request with a key runs, and its answer (status, `Content-Type`,
+         *     `Location`, `ETag` and body) is kept for 24 h: the same key with the same request (method, URL and
+         *     body, whatever the order of its fields) gets that answer again and changes nothing; the same key
+         *     with another request is `422` (`IDEMPOTENCY_KEY_REUSED`); while the first is still being processed
+         *     it is `409` (`IDEMPOTENCY_KEY_IN_FLIGHT`). A `5xx` answer is not kept, so a retry runs again.
+         */
+        IdempotencyKey: string;
         /**
          * @description `*` or a list of entity tags (RFC 9110). The request goes ahead only while one of them is the
          *     current `ETag` (strong comparison; `*`: the resource exists); otherwise `412` and nothing changes.
@@ -771,7 +795,18 @@ export interface operations {
     createBook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description draft-ietf-httpapi-idempotency-key-header: a string the client picks per request, such as a UUID,
+                 *     as a structured-field string (`"…"`) or bare; 1 to 255 visible ASCII characters. Keys are the
+                 *     signed-in user's own. The first request with a key runs, and its answer (status, `Content-Type`,
+                 *     `Location`, `ETag` and body) is kept for 24 h: the same key with the same request (method, URL and
+                 *     body, whatever the order of its fields) gets that answer again and changes nothing; the same key
+                 *     with another request is `422` (`IDEMPOTENCY_KEY_REUSED`); while the first is still being processed
+                 *     it is `409` (`IDEMPOTENCY_KEY_IN_FLIGHT`). A `5xx` answer is not kept, so a retry runs again.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -796,9 +831,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -955,7 +992,18 @@ export interface operations {
     createReservation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description draft-ietf-httpapi-idempotency-key-header: a string the client picks per request, such as a UUID,
+                 *     as a structured-field string (`"…"`) or bare; 1 to 255 visible ASCII characters. Keys are the
+                 *     signed-in user's own. The first request with a key runs, and its answer (status, `Content-Type`,
+                 *     `Location`, `ETag` and body) is kept for 24 h: the same key with the same request (method, URL and
+                 *     body, whatever the order of its fields) gets that answer again and changes nothing; the same key
+                 *     with another request is `422` (`IDEMPOTENCY_KEY_REUSED`); while the first is still being processed
+                 *     it is `409` (`IDEMPOTENCY_KEY_IN_FLIGHT`). A `5xx` answer is not kept, so a retry runs again.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The id of the reserved book. */
                 bookId: components["parameters"]["BookIdOfReservation"];
@@ -984,6 +1032,7 @@ export interface operations {
             413: components["responses"]["ContentTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -13,6 +13,7 @@ export const MIGRATIONS = [
   '006_book_search_index_no_pending_list.sql',
   '007_loans.sql',
   '008_audit_log.sql',
+  '009_idempotency_keys.sql',
 ] as const;
 
 /** The migrations from `first` on, as a database that already had the ones before it applies them. */

@@ -4,17 +4,20 @@ import type { FastifyInstance } from 'fastify';
 export interface Sweeps {
   expire: () => Promise<number>;
   recordOverdue: () => Promise<number>;
+  /** Deletes Idempotency-Keys past their 24 h. */
+  purgeIdempotencyKeys: () => Promise<number>;
 }
 
 /**
  * Runs the sweeps every `intervalMs` while the app is up, so READY reservations past their deadline
  * expire (and their copies go to the next in the queue) even when nobody reads them (reads expire them
- * lazily as well), and loans past their due date are recorded as overdue (the system's audit events).
+ * lazily as well), loans past their due date are recorded as overdue (the system's audit events), and
+ * Idempotency-Keys past their retention are deleted.
  * A failed run is logged and retried at the next tick; runs never overlap.
  */
 export function expirySchedule(
   app: FastifyInstance,
-  { expire, recordOverdue }: Sweeps,
+  { expire, recordOverdue, purgeIdempotencyKeys }: Sweeps,
   intervalMs: number,
 ): void {
   let timer: NodeJS.Timeout | undefined;
@@ -26,6 +29,7 @@ export function expirySchedule(
         if (books > 0) app.log.info({ books }, 'expired overdue READY reservations');
         const loans = await recordOverdue();
         if (loans > 0) app.log.info({ loans }, 'recorded overdue loans');
+        await purgeIdempotencyKeys();
       })
       .catch((error: unknown) =>
         app.log.warn(

@@ -9,7 +9,12 @@ import { redirectWithFlash } from '../../pages/forms.js';
 import { PATHS } from '../../pages/paths.js';
 import { displayName } from '../../pages/viewer.js';
 import { optionalParameter, parametersOf } from '../contract-rules.js';
-import { adminReservationsBody, myReservationsBody, type ReservationRow } from '../views/reservations.js';
+import {
+  adminReservationsBody,
+  myReservationsBody,
+  overdueLoansBody,
+  type ReservationRow,
+} from '../views/reservations.js';
 import type { WebContext } from './context.js';
 
 type ListQuery = OperationRequest<'listReservations'>['query'];
@@ -122,6 +127,30 @@ export function reservationRoutes({ page, books, reservations, users, render }: 
         flash,
         body,
       });
+    },
+  });
+
+  page<ListQuery, unknown>({
+    method: 'GET',
+    url: PATHS.overdueLoans,
+    access: 'returnReservation',
+    query: parametersOf('listReservations', 'query'),
+    async handler(request, reply, flash) {
+      const user = signedInUser(request);
+      // The page's own order: the due date, oldest first (the longest overdue on top).
+      const paging = {
+        ...pageRequest(request.query),
+        sort: [{ property: 'dueAt' as const, direction: 'asc' as const }],
+      };
+      const { items, total } = await reservations.list(user, { overdue: true }, paging);
+      const body = overdueLoansBody({
+        viewer: render.viewer(request),
+        rows: await rows(user, items, true),
+        metadata: pageMetadata(paging, total),
+        path: PATHS.overdueLoans,
+        query: new URLSearchParams(),
+      });
+      return render(request, reply, { title: 'Overdue loans', current: PATHS.overdueLoans, flash, body });
     },
   });
 

@@ -70,3 +70,8 @@ export function adminReservationsBody(
   return html`<h1>All reservations</h1>${book && html`<p>Of <a href="${PATHS.book(book.id)}">${book.title}</a> · <a href="${PATHS.adminReservations}">all books</a></p>`}
 <nav class="sort" aria-label="Status"><span>Show</span><ul>${filters}</ul></nav>${list(view, 'No reservations here.')}`;
 }
+
+/** The admin's overdue loans, longest overdue first, each with its Mark returned button. */
+export function overdueLoansBody(view: ReservationsView): SafeHtml {
+  return html`<h1>Overdue loans</h1><p>Loans past their due date, the longest overdue first.</p>${list(view, 'No loan is overdue.')}`;
+}
