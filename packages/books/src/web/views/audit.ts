@@ -31,16 +31,31 @@ const KIND_WORDS: Record<AuditKind, string> = {
   'loan.overdue': 'Loan overdue',
 };
 
-/** The change as a short line: states, due dates and edited fields. */
+const CHANGE_WORDS: Record<string, string> = {
+  pickupDeadline: 'pickup by',
+  dueAt: 'due',
+  fromDueAt: 'was due',
+  toDueAt: 'now due',
+  renewals: 'renewals',
+};
+
+/** A value of a change as people read it: moments as the pages show them. */
+function valueWords(value: unknown): string {
+  if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value)) return when(new Date(value));
+  if (value !== null && typeof value === 'object' && 'from' in value && 'to' in value) {
+    return `${String(value.from)} → ${String(value.to)}`;
+  }
+  return String(value);
+}
+
+/** The change as a short line: the state change first, then due dates, counts and edited fields. */
 function changeWords(change: Record<string, unknown>): string {
-  return Object.entries(change)
-    .map(([name, value]) => {
-      if (value !== null && typeof value === 'object' && 'from' in value && 'to' in value) {
-        return `${name}: ${String(value.from)} → ${String(value.to)}`;
-      }
-      return `${name}: ${String(value)}`;
-    })
-    .join('; ');
+  const { from, to, ...rest } = change;
+  const state = to === undefined ? [] : [from === undefined ? String(to) : `${String(from)} → ${String(to)}`];
+  const details = Object.entries(rest)
+    .sort(([a], [b]) => (a === 'fromDueAt' ? -1 : b === 'fromDueAt' ? 1 : a.localeCompare(b)))
+    .map(([name, value]) => `${CHANGE_WORDS[name] ?? name}: ${valueWords(value)}`);
+  return [...state, ...details].join('; ');
 }
 
 function row(view: AuditView, event: AuditEvent): SafeHtml {
