@@ -180,7 +180,7 @@ export function loansSuite(driver: Driver, skip: false | string = false) {
       assert.equal(others.status, 403);
     });
 
-    test('renewing anything but a loan is 409 RENEWAL_NOT_ON_LOAN, for the holder and an admin', async () => {
+    test('renewing anything but a loan (WAITING, READY, RETURNED, CANCELLED, EXPIRED) is 409 RENEWAL_NOT_ON_LOAN', async () => {
       const book = await createBook(api, admin, { title: 'Not a loan', copies: 1 });
       const ready = await reserve(api, alice, book.id);
       const waiting = await reserve(api, bob, book.id);
@@ -193,6 +193,11 @@ export function loansSuite(driver: Driver, skip: false | string = false) {
       const cancelled = await api.delete(path(waiting), { session: bob });
       assert.equal(cancelled.body.status, 'CANCELLED');
       await refused(admin, waiting, 'renew', 'RENEWAL_NOT_ON_LOAN');
+
+      const lapsed = await reserve(api, bob, (await createBook(api, admin, { title: 'Lapsed' })).id);
+      env.service.clock.advance(4 * DAY_MS);
+      assert.equal((await read(bob, lapsed)).status, 'EXPIRED');
+      await refused(bob, lapsed, 'renew', 'RENEWAL_NOT_ON_LOAN');
     });
   });
 }
