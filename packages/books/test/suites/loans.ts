@@ -50,8 +50,11 @@ export function loansSuite(driver: Driver, skip: false | string = false) {
       assert.equal(response.status, 200, JSON.stringify(response.body));
       return response.body;
     };
+    const events = async (bookId: string) =>
+      (await api.get(`/audit?bookId=${bookId}&size=1`, { session: admin })).body.page.totalElements;
     const refused = async (who: TestSession, r: Target, transition: string, code: string) => {
       const before = await read(admin, r);
+      const recorded = await events(r.bookId);
       const response = await post(who, r, transition);
       assert.equal(response.status, 409, JSON.stringify(response.body));
       assert.equal(response.body.code, code);
@@ -61,6 +64,7 @@ export function loansSuite(driver: Driver, skip: false | string = false) {
         [before.status, before.dueAt, before.renewals],
         'a refused renewal changes nothing',
       );
+      assert.equal(await events(r.bookId), recorded, 'and leaves no audit event');
     };
     /** A loan of alice's: a new one-copy book, reserved and collected now. */
     const loan = async (title: string) => {
@@ -98,6 +102,13 @@ export function loansSuite(driver: Driver, skip: false | string = false) {
 
       env.service.clock.advance(DAY_MS);
       const once = await ok(alice, lent, 'renew');
+      const [renewal] = (await api.get(`/audit?bookId=${lent.bookId}&kind=loan.renewed`, { session: admin }))
+        .body._embedded.events;
+      assert.deepEqual(
+        [renewal.actor.userId, renewal.holderId, renewal.reservationId, renewal.at],
+        [alice.user.id, alice.user.id, lent.id, new Date(env.service.clock.nowMs).toISOString()],
+        'the renewal is in the audit log: who, whose, when',
+      );
       assert.equal(Date.parse(once.dueAt) - Date.parse(lent.dueAt), LOAN_DAYS * DAY_MS, 'from the due date');
       assert.equal(once.renewals, 1);
       assert.equal(once.status, 'COLLECTED');
