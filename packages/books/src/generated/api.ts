@@ -167,10 +167,10 @@ export interface paths {
         put?: never;
         /**
          * Record the return of the lent copy (ROLE_ADMIN)
-         * @description COLLECTED → RETURNED, overdue or not: the loan ends. The copy is free again and goes to the first WAITING reservation of the book,
-         *     if any, in the same transaction. From any other state the answer is `409` with the code
-         *     `ILLEGAL_TRANSITION_<STATE>_TO_RETURNED`. With `If-Match`, only while the tag is the reservation's
-         *     current `ETag` (`412` otherwise).
+         * @description COLLECTED → RETURNED, overdue or not: the loan ends. The copy is free again and goes to the first
+         *     WAITING reservation of the book, if any, in the same transaction. From any other state the answer
+         *     is `409` with the code `ILLEGAL_TRANSITION_<STATE>_TO_RETURNED`. With `If-Match`, only while the tag
+         *     is the reservation's current `ETag` (`412` otherwise).
          */
         post: operations["returnReservation"];
         delete?: never;
