@@ -22,6 +22,10 @@ export interface ReservationConfig {
   pickupMs: number;
   /** How often the service expires overdue READY reservations without waiting for a reader. */
   expirySweepMs: number;
+  /** How long a loan runs from its collection, and how far a renewal moves its due date (LOAN_DAYS). */
+  loanMs: number;
+  /** How often a loan may be renewed (MAX_RENEWALS). */
+  maxRenewals: number;
 }
 
 export interface Config {
@@ -262,6 +266,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reservations: {
       pickupMs: parseInteger('PICKUP_DAYS', env.PICKUP_DAYS, 3, 1, 365) * 86_400_000,
       expirySweepMs: parseDuration('EXPIRY_SWEEP_INTERVAL', env.EXPIRY_SWEEP_INTERVAL, 60_000),
+      loanMs: parseInteger('LOAN_DAYS', env.LOAN_DAYS, 21, 1, 365) * 86_400_000,
+      maxRenewals: parseInteger('MAX_RENEWALS', env.MAX_RENEWALS, 2, 0, 100),
     },
     oidcProviders: parseOidcProviders(env),
     production,

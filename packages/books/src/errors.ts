@@ -7,6 +7,7 @@ export type FailureKind =
   | 'method_not_allowed'
   | 'not_acceptable'
   | 'conflict'
+  | 'unprocessable'
   | 'rate_limited'
   | 'precondition_failed'
   | 'uri_too_long'

@@ -29,11 +29,11 @@ function bookCountSuite(driver: Driver, skip: false | string) {
         const books = new BooksRepository(db, 86_400_000);
         const created = await Promise.all(
           Array.from({ length: 30 }, (_, i) =>
-            books.create({ title: `T${i}`, author: 'A', synopsis: 'S', copies: 1 }),
+            books.create({ title: `T${i}`, author: 'A', synopsis: 'S', copies: 1 }, CALLER, new Date()),
           ),
         );
         await Promise.all(
-          created.slice(0, 10).map((book) => books.deleteUnlessOpenlyReserved(book.id, new Date())),
+          created.slice(0, 10).map((book) => books.deleteUnlessOpenlyReserved(book.id, CALLER, new Date())),
         );
         await db.query(
           "insert into books (title, author, synopsis) select 'Bulk ' || i, 'A', 'S' from generate_series(1, 7) as i",
@@ -59,7 +59,7 @@ function bookCountSuite(driver: Driver, skip: false | string) {
       try {
         const books = new BooksRepository(db, 86_400_000);
         for (const title of ['B', 'A', 'C'])
-          await books.create({ title, author: 'A', synopsis: 'S', copies: 1 });
+          await books.create({ title, author: 'A', synopsis: 'S', copies: 1 }, CALLER, new Date());
         const page = await books.page(firstPage, CALLER);
         assert.deepEqual(
           page.items.map((book) => book.title),

@@ -131,6 +131,16 @@ test('rate limits: 600 a minute in process by default, 0 off, RATE_LIMIT_SERVICE
   rejects({ PICKUP_DAYS: '0' }, /invalid PICKUP_DAYS '0'/);
 });
 
+test('LOAN_DAYS and MAX_RENEWALS: 21 days and 2 renewals by default, in range or named', () => {
+  assert.equal(loadConfig({}).reservations.loanMs, 21 * 86_400_000);
+  assert.equal(loadConfig({}).reservations.maxRenewals, 2);
+  assert.equal(loadConfig({ LOAN_DAYS: '14' }).reservations.loanMs, 14 * 86_400_000);
+  assert.equal(loadConfig({ MAX_RENEWALS: '0' }).reservations.maxRenewals, 0);
+  rejects({ LOAN_DAYS: '0' }, /invalid LOAN_DAYS '0': expected an integer from 1 to 365/);
+  rejects({ LOAN_DAYS: '2w' }, /invalid LOAN_DAYS '2w'/);
+  rejects({ MAX_RENEWALS: '-1' }, /invalid MAX_RENEWALS '-1': expected an integer from 0 to 100/);
+});
+
 test('PGLITE_THREAD: a worker thread by default, the server thread on request; anything else is named', () => {
   assert.equal(loadConfig({}).pgliteThread, 'worker');
   assert.equal(loadConfig({ PGLITE_THREAD: 'worker' }).pgliteThread, 'worker');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { migrate } from '../src/db/migrate.js';
-import { MIGRATIONS } from './support/migrations.js';
+import { dropAllTables, MIGRATIONS } from './support/migrations.js';
 import { openTestDatabase, postgresSkip } from './support/service.js';
 
 test('concurrent migrators on one PostgreSQL schema apply each migration exactly once', {
@@ -9,7 +9,7 @@ test('concurrent migrators on one PostgreSQL schema apply each migration exactly
 }, async () => {
   const database = await openTestDatabase('postgres');
   try {
-    await database.db.exec('drop table reservations, books, book_count, sessions, users, schema_migrations');
+    await dropAllTables(database.db);
     const results = await Promise.all([migrate(database.db), migrate(database.db), migrate(database.db)]);
     assert.deepEqual(results.flatMap((result) => result.applied).sort(), MIGRATIONS);
     const tables = await database.db.query<{ name: string }>(
@@ -17,7 +17,16 @@ test('concurrent migrators on one PostgreSQL schema apply each migration exactly
     );
     assert.deepEqual(
       tables.map((row) => row.name),
-      ['book_count', 'books', 'reservations', 'schema_migrations', 'sessions', 'users'],
+      [
+        'audit_events',
+        'book_count',
+        'books',
+        'idempotency_keys',
+        'reservations',
+        'schema_migrations',
+        'sessions',
+        'users',
+      ],
     );
   } finally {
     await database.dispose();

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { hasSqlState, SqlState } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { migrationsDir } from '../src/paths.js';
-import { migrationsBefore, migrationsFrom } from './support/migrations.js';
+import { dropAllTables, migrationsBefore, migrationsFrom } from './support/migrations.js';
 import { type Driver, openTestDatabase, postgresSkip } from './support/service.js';
 
 const OLD_MIGRATIONS = migrationsBefore('003_reservation_workflow.sql');
@@ -23,7 +23,7 @@ function migrationSuite(driver: Driver, skip: false | string) {
       const { db, dispose } = await openTestDatabase(driver);
       try {
         // Back to the schema of migrations 001 and 002, filled the way the old service filled it.
-        await db.exec('drop table reservations, books, book_count, sessions, users, schema_migrations');
+        await dropAllTables(db);
         assert.deepEqual((await migrate(db, oldDir)).applied, OLD_MIGRATIONS);
         const [alice, bob, carol] = await db.query<{ id: string }>(
           `insert into users (issuer, subject, email) values

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { migrate } from '../src/db/migrate.js';
 import { BooksRepository } from '../src/modules/books/books.repository.js';
 import { migrationsDir } from '../src/paths.js';
-import { migrationsBefore, migrationsFrom } from './support/migrations.js';
+import { dropAllTables, migrationsBefore, migrationsFrom } from './support/migrations.js';
 import { type Driver, openTestDatabase, postgresSkip } from './support/service.js';
 
 const OLD_MIGRATIONS = migrationsBefore('005_row_versions.sql');
@@ -24,7 +24,7 @@ function migrationSuite(driver: Driver, skip: false | string) {
     test('existing rows start at version 0; every update of a row, a book counter included, adds one', async () => {
       const { db, dispose } = await openTestDatabase(driver);
       try {
-        await db.exec('drop table reservations, books, book_count, sessions, users, schema_migrations');
+        await dropAllTables(db);
         assert.deepEqual((await migrate(db, oldDir)).applied, OLD_MIGRATIONS);
         const [user] = await db.query<{ id: string }>(
           "insert into users (issuer, subject) values ('urn:old', 'alice') returning id",
@@ -69,8 +69,8 @@ function migrationSuite(driver: Driver, skip: false | string) {
       const { db, dispose } = await openTestDatabase(driver);
       try {
         const books = new BooksRepository(db, 86_400_000);
-        const created = await books.create(SAMPLE);
         const caller = '00000000-0000-4000-8000-000000000000';
+        const created = await books.create(SAMPLE, caller, new Date());
         const now = new Date();
         const first = await books.update(created.id, { ...SAMPLE, title: 'A' }, caller, now, created.version);
         assert.equal(first.outcome, 'updated');
@@ -84,11 +84,14 @@ function migrationSuite(driver: Driver, skip: false | string) {
         );
         assert.deepEqual(second, { outcome: 'version_changed' });
         assert.equal(
-          await books.deleteUnlessOpenlyReserved(created.id, now, created.version),
+          await books.deleteUnlessOpenlyReserved(created.id, caller, now, created.version),
           'version_changed',
         );
         assert.equal((await books.findById(created.id, caller))?.title, 'A');
-        assert.equal(await books.deleteUnlessOpenlyReserved(created.id, now, created.version + 1), 'deleted');
+        assert.equal(
+          await books.deleteUnlessOpenlyReserved(created.id, caller, now, created.version + 1),
+          'deleted',
+        );
       } finally {
         await dispose();
       }

@@ -21,7 +21,9 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 // A fixed service clock, moved on a minute before each reservation: the dates on the pages, the order
 // of the lists, and so the committed screenshots are the same in every run.
 const SERVICE_TIME = Date.parse('2026-03-02T09:30:00Z');
-const PICKUP_MS = 3 * 24 * 60 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+const PICKUP_MS = 3 * DAY_MS;
+const LOAN_MS = 21 * DAY_MS;
 const stamp = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 /** Moves the service's clock on a minute; returns the new time. */
 const tick = () => {
@@ -40,7 +42,8 @@ const incidents: string[] = [];
 
 before(async () => {
   if (skip) return;
-  env = await startLoginEnvironment('pglite');
+  // No sweep during the run: the audit log's page (and its screenshot) shows only what the stories did.
+  env = await startLoginEnvironment('pglite', { EXPIRY_SWEEP_INTERVAL: '24h' });
   env.service.clock.nowMs = SERVICE_TIME;
   browser = await launchChromium();
   api = new ApiClient(env.app);
@@ -305,13 +308,17 @@ test('admin creates a book, marks a reservation collected and then returned, and
   await page.waitForURL(/status=READY/);
   const card = page.locator('li.card', { hasText: 'The Left Hand of Darkness' });
   assert.match((await card.textContent()) ?? '', /Reserved by Carol Reader/);
+  const collectedAt = env.service.clock.nowMs;
   await card.getByRole('button', { name: 'Mark collected' }).click();
   await page.waitForURL(/status=READY/);
   assert.equal(await flash(page), 'Marked collected.');
   await page.getByRole('link', { name: 'Collected' }).click();
   await page.waitForURL(/status=COLLECTED/);
   const lent = page.locator('li.card', { hasText: 'The Left Hand of Darkness' });
-  assert.equal(await lent.locator('.status').textContent(), 'Collected');
+  assert.equal(
+    await lent.locator('.status').textContent(),
+    `Collected: due back ${stamp(collectedAt + LOAN_MS)} (2 renewals left)`,
+  );
   await lent.getByRole('button', { name: 'Mark returned' }).click();
   await page.waitForURL(/status=COLLECTED/);
   assert.equal(await flash(page), 'Marked returned.');
@@ -330,5 +337,107 @@ test('admin creates a book, marks a reservation collected and then returned, and
 
   await signOut(page);
   await context.close();
+  assert.deepEqual(incidents, []);
+});
+
+test('carol renews her loan; weeks later it is overdue, and the admin finds it, takes it back and reads the audit log', {
+  skip,
+}, async () => {
+  const kindred = `/web/books/${books.Kindred}`;
+  const carolContext = await newContext();
+  const carol = await signIn(carolContext, 'carol', kindred);
+  tick();
+  await carol.getByRole('button', { name: 'Reserve' }).click();
+  await carol.waitForURL(`${env.app}${kindred}`);
+
+  const adminContext = await newContext();
+  const admin = await signIn(adminContext, 'admin', '/web/admin/reservations?status=READY');
+  const collectedAt = tick();
+  await admin
+    .locator('li.card', { hasText: 'Kindred' })
+    .getByRole('button', { name: 'Mark collected' })
+    .click();
+  await admin.waitForURL(/status=READY/);
+  assert.equal(await flash(admin), 'Marked collected.');
+
+  await carol.getByRole('link', { name: 'My reservations' }).click();
+  await carol.waitForURL(`${env.app}/web/reservations`);
+  const loan = carol.locator('li.card', { hasText: 'Kindred' });
+  assert.equal(
+    await loan.locator('.status').textContent(),
+    `Collected: due back ${stamp(collectedAt + LOAN_MS)} (2 renewals left)`,
+  );
+  tick();
+  await loan.getByRole('button', { name: 'Renew' }).click();
+  await carol.waitForURL(`${env.app}/web/reservations`);
+  assert.equal(await flash(carol), 'The loan is renewed.');
+  assert.equal(
+    await carol.locator('li.card', { hasText: 'Kindred' }).locator('.status').textContent(),
+    `Collected: due back ${stamp(collectedAt + 2 * LOAN_MS)} (1 renewal left)`,
+  );
+  await assertAccessible(carol, 'My reservations with a loan');
+  await screenshot(carol, 'my-loans');
+
+  // A week past the renewed due date: the sessions have ended, so both sign in again.
+  env.service.clock.nowMs = collectedAt + 2 * LOAN_MS + 7 * DAY_MS;
+  await carolContext.close();
+  await adminContext.close();
+  const carolLater = await newContext();
+  const carolAgain = await signIn(carolLater, 'carol', '/web/reservations');
+  const late = carolAgain.locator('li.card', { hasText: 'Kindred' });
+  assert.match(
+    (await late.locator('.status').textContent()) ?? '',
+    /^Collected Overdue: overdue by 7 days, was due /,
+  );
+  assert.equal(
+    await late.getByRole('button', { name: 'Renew' }).count(),
+    0,
+    'an overdue loan is not renewed',
+  );
+  await assertAccessible(carolAgain, 'My reservations, overdue');
+
+  const adminLater = await newContext();
+  const librarianPage = await signIn(adminLater, 'admin');
+  await librarianPage.getByRole('link', { name: 'Overdue loans' }).click();
+  await librarianPage.waitForURL(`${env.app}/web/admin/overdue`);
+  const overdue = librarianPage.locator('li.card', { hasText: 'Kindred' });
+  assert.match((await overdue.textContent()) ?? '', /Reserved by Carol/);
+  assert.match((await overdue.locator('.status').textContent()) ?? '', /Overdue: overdue by 7 days/);
+  await assertAccessible(librarianPage, 'Overdue loans');
+  await screenshot(librarianPage, 'overdue-loans');
+  await overdue.getByRole('button', { name: 'Mark returned' }).click();
+  await librarianPage.waitForURL(`${env.app}/web/admin/overdue`);
+  assert.equal(await flash(librarianPage), 'Marked returned.');
+  assert.equal(await librarianPage.locator('p.empty').textContent(), 'No loan is overdue.');
+
+  await librarianPage.getByRole('link', { name: 'Audit log' }).click();
+  await librarianPage.waitForURL(`${env.app}/web/admin/audit`);
+  assert.equal(await librarianPage.locator('h1').textContent(), 'Audit log');
+  const first = librarianPage.locator('table.audit tbody tr').first();
+  assert.deepEqual((await first.locator('td').allTextContents()).slice(1, 5), [
+    'Returned',
+    'Ada Admin',
+    'Kindred',
+    (await first.locator('td').nth(4).textContent()) ?? '',
+  ]);
+  assert.match((await first.locator('td').nth(4).textContent()) ?? '', /Carol/);
+  await assertAccessible(librarianPage, 'Audit log');
+  await screenshot(librarianPage, 'audit-log');
+  await librarianPage.getByLabel('Kind').selectOption('loan.renewed');
+  await librarianPage.getByRole('button', { name: 'Show' }).click();
+  await librarianPage.waitForURL(/kind=loan\.renewed/);
+  const renewals = librarianPage.locator('table.audit tbody tr');
+  assert.equal(await renewals.count(), 1);
+  assert.deepEqual((await renewals.first().locator('td').allTextContents()).slice(1, 4), [
+    'Loan renewed',
+    (await renewals.first().locator('td').nth(2).textContent()) ?? '',
+    'Kindred',
+  ]);
+  assert.match((await renewals.first().locator('td').nth(2).textContent()) ?? '', /Carol/);
+
+  await signOut(carolAgain);
+  await signOut(librarianPage);
+  await carolLater.close();
+  await adminLater.close();
   assert.deepEqual(incidents, []);
 });

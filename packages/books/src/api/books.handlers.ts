@@ -52,7 +52,7 @@ export function booksHandlers(
     },
     async createBook(request, reply) {
       const base = baseUrlOf(request, publicBaseUrl);
-      const book = await books.create(withCopies(request.body));
+      const book = await books.create(signedInUser(request), withCopies(request.body));
       const resource = bookResource(base, book);
       reply.code(201).header('location', resource._links.self.href);
       return sendTagged(reply, book.version, resource);
@@ -75,10 +75,11 @@ export function booksHandlers(
       return sendTagged(reply, book.version, bookResource(base, book));
     },
     async deleteBook(request, reply) {
+      const caller = signedInUser(request);
       const { id } = request.params;
       const base = baseUrlOf(request, publicBaseUrl);
-      const expectedVersion = await bookVersionForWrite(request, signedInUser(request), id, base);
-      await books.delete(id, expectedVersion);
+      const expectedVersion = await bookVersionForWrite(request, caller, id, base);
+      await books.delete(caller, id, expectedVersion);
       reply.code(204);
       return undefined;
     },

@@ -19,6 +19,7 @@ type ReservationOperations =
   | 'cancelReservation'
   | 'collectReservation'
   | 'returnReservation'
+  | 'renewReservation'
   | 'listReservations';
 
 export function reservationsHandlers(
@@ -59,21 +60,26 @@ export function reservationsHandlers(
     cancelReservation: (request, reply) => applied(request, reply, 'cancel'),
     collectReservation: (request, reply) => applied(request, reply, 'collect'),
     returnReservation: (request, reply) => applied(request, reply, 'return'),
+    renewReservation: (request, reply) => applied(request, reply, 'renew'),
     async listReservations(request, reply) {
       const user = signedInUser(request);
       const base = baseUrlOf(request, publicBaseUrl);
-      const { userId, status } = request.query;
+      const { userId, status, overdue } = request.query;
       const page = pageRequest(request.query);
       const { items, total } = await reservations.list(
         user,
-        { ...(userId === undefined ? {} : { userId }), ...(status === undefined ? {} : { status }) },
+        {
+          ...(userId === undefined ? {} : { userId }),
+          ...(status === undefined ? {} : { status }),
+          ...(overdue === undefined ? {} : { overdue }),
+        },
         page,
       );
       const metadata = pageMetadata(page, total);
       reply.type(HAL_CONTENT_TYPE);
       return {
         _embedded: { reservations: items.map((reservation) => reservationResource(base, reservation, user)) },
-        _links: pageLinks(base, '/reservations', page, metadata, { userId, status }),
+        _links: pageLinks(base, '/reservations', page, metadata, { userId, status, overdue }),
         page: metadata,
       };
     },

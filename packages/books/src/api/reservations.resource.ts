@@ -13,7 +13,7 @@ export function reservationResource(
   caller: User,
 ): Schemas['Reservation'] {
   const self = link(base, `${bookPath(reservation.bookId)}/reservations/${reservation.id}`);
-  const affordances: Partial<Record<'cancel' | 'collect' | 'return', Link>> = {};
+  const affordances: Partial<Record<'cancel' | 'collect' | 'return' | 'renew', Link>> = {};
   for (const transition of transitionsFor(caller, reservation)) {
     affordances[transition] = transition === 'cancel' ? self : { href: `${self.href}/${transition}` };
   }
@@ -30,6 +30,11 @@ export function reservationResource(
     returnedAt: iso(reservation.returnedAt),
     cancelledAt: iso(reservation.cancelledAt),
     expiredAt: iso(reservation.expiredAt),
+    dueAt: iso(reservation.dueAt),
+    renewals: reservation.renewals,
+    maxRenewals: reservation.maxRenewals,
+    overdue: reservation.overdue,
+    daysOverdue: reservation.daysOverdue,
     _links: { self, book: link(base, bookPath(reservation.bookId)), ...affordances },
   };
 }

@@ -2,12 +2,19 @@ import type {
   FastifyInstance,
   FastifyRequest,
   onRequestHookHandler,
+  onSendHookHandler,
+  preHandlerHookHandler,
   RouteHandlerMethod,
   RouteOptions,
 } from 'fastify';
 import openapiGlue from 'fastify-openapi-glue';
 import { guardFor } from '../auth/guards.js';
-import { loadContract, operationsRequiringBody, securityByOperation } from '../contract/document.js';
+import {
+  loadContract,
+  operationsRequiringBody,
+  operationsWithParameter,
+  securityByOperation,
+} from '../contract/document.js';
 import { AppError } from '../errors.js';
 import type { OperationHandlers, OperationId } from '../http/operations.js';
 import { canonicaliseUuids } from '../plugins/app/identifiers.js';
@@ -41,10 +48,13 @@ export async function contractRoutes(
    * caller's call counts even when the guard then refuses it (403); anonymous calls pass through to the guard.
    */
   rateLimit?: onRequestHookHandler,
+  /** Idempotency-Key: its hooks run on the operations whose contract declares the header. */
+  idempotency?: { preHandler: preHandlerHookHandler; onSend: onSendHookHandler },
 ): Promise<void> {
   const contract = loadContract();
   const securityOf = securityByOperation(contract);
   const needsBody = operationsRequiringBody(contract);
+  const takesIdempotencyKey = operationsWithParameter(contract, 'IdempotencyKey');
   await app.register(openapiGlue, {
     specification: contract,
     operationResolver: (operationId: string) => {
@@ -58,6 +68,10 @@ export async function contractRoutes(
       // Glue fills in method, url and schema; these options only add the handler and the hooks.
       const options: Partial<RouteOptions> = { handler, preValidation };
       if (guard !== undefined) options.onRequest = rateLimit === undefined ? guard : [rateLimit, guard];
+      if (idempotency !== undefined && takesIdempotencyKey.has(operationId)) {
+        options.preHandler = idempotency.preHandler;
+        options.onSend = idempotency.onSend;
+      }
       return options as RouteOptions;
     },
   });

@@ -3,6 +3,7 @@ import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { healthRoutes } from '../actuator/health.js';
 import { Metrics, prometheusRoutes } from '../actuator/metrics.js';
+import { auditHandlers } from '../api/audit.handlers.js';
 import { booksHandlers } from '../api/books.handlers.js';
 import { meHandlers } from '../api/me.handler.js';
 import { reservationsHandlers } from '../api/reservations.handlers.js';
@@ -15,8 +16,11 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import { loginRoutes } from '../login/routes.js';
+import { AuditRepository } from '../modules/audit/audit.repository.js';
+import { AuditService } from '../modules/audit/audit.service.js';
 import { BooksRepository } from '../modules/books/books.repository.js';
 import { BooksService } from '../modules/books/books.service.js';
+import { IdempotencyRepository } from '../modules/idempotency/idempotency.repository.js';
 import { expirySchedule } from '../modules/reservations/expiry-schedule.js';
 import { PickupExpiry } from '../modules/reservations/pickup-expiry.js';
 import { ReservationsRepository } from '../modules/reservations/reservations.repository.js';
@@ -25,6 +29,7 @@ import { UsersRepository } from '../modules/users/users.repository.js';
 import { AllowedMethods } from '../plugins/app/allowed-methods.js';
 import { acceptJsonBodiesOnly } from '../plugins/app/body-parsers.js';
 import { clientErrorHandler, rejectEncodedBodies, rejectLongUrls } from '../plugins/app/framework-errors.js';
+import { idempotencyHooks } from '../plugins/app/idempotency.js';
 import { LingeringClose } from '../plugins/app/lingering-close.js';
 import { problemErrorHandler, problemNotFoundHandler } from '../plugins/app/problem.js';
 import { RequestLinesAtDebug } from '../plugins/app/request-lines.js';
@@ -46,6 +51,11 @@ export interface AppOptions {
   /** Time for session and pickup expiry; tests move it instead of sleeping. */
   clock?: Clock;
 }
+
+/** How long an Idempotency-Key answers with its first answer (the draft's suggested 24 h). */
+const IDEMPOTENCY_RETAIN_MS = 24 * 3_600_000;
+/** How long a request holds its key before a retry may run it again (its process died mid-request). */
+const IDEMPOTENCY_LEASE_MS = 60_000;
 
 /** The per-user rate limit hook the configuration asks for (undefined when it is off); closed with the app. */
 function userRateLimitHook(app: FastifyInstance, config: Config, now: () => number) {
@@ -103,8 +113,8 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
     config.session.idleTimeoutMs,
     now,
   );
-  const { pickupMs, expirySweepMs } = config.reservations;
-  const reservationsRepository = new ReservationsRepository(db, pickupMs);
+  const { pickupMs, expirySweepMs, loanMs, maxRenewals } = config.reservations;
+  const reservationsRepository = new ReservationsRepository(db, pickupMs, { loanMs, maxRenewals });
   // Reads trust the earliest deadline a probe found for at most a sweep interval (see PickupExpiry).
   const expiry = new PickupExpiry(
     (at) => reservationsRepository.expireOverdue(at),
@@ -114,7 +124,17 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
   );
   const reservationsService = new ReservationsService(reservationsRepository, expiry, now);
   const booksService = new BooksService(new BooksRepository(db, pickupMs), expiry, now);
-  expirySchedule(app, () => expiry.expireOverdue(), expirySweepMs);
+  const auditService = new AuditService(new AuditRepository(db));
+  const idempotencyKeys = new IdempotencyRepository(db, IDEMPOTENCY_RETAIN_MS, IDEMPOTENCY_LEASE_MS);
+  expirySchedule(
+    app,
+    {
+      expire: () => expiry.expireOverdue(),
+      recordOverdue: () => reservationsService.recordOverdue(),
+      purgeIdempotencyKeys: () => idempotencyKeys.purgeExpired(new Date(now())),
+    },
+    expirySweepMs,
+  );
   await app.register(fastifyCookie);
   await app.register(sessions, {
     store: new CachingSessionStore(sessionStore, now),
@@ -140,6 +160,7 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
   await app.register(webFront, {
     books: booksService,
     reservations: reservationsService,
+    audit: auditService,
     users,
     rateLimit,
     pagePolicy: headers.usePagePolicy,
@@ -150,8 +171,10 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
       ...booksHandlers(booksService, config.publicBaseUrl),
       ...reservationsHandlers(reservationsService, config.publicBaseUrl),
       ...meHandlers(config.publicBaseUrl),
+      ...auditHandlers(auditService, config.publicBaseUrl),
     },
     rateLimit,
+    idempotencyHooks(idempotencyKeys, now),
   );
   return app;
 }

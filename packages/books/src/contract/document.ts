@@ -9,6 +9,7 @@ interface OperationObject {
   operationId: string;
   security?: SecurityRequirement[];
   requestBody?: { required?: boolean };
+  parameters?: { $ref?: string }[];
 }
 
 export interface ContractDocument {
@@ -54,6 +55,21 @@ export function operationsRequiringBody(contract: ContractDocument): Set<string>
       if (!HTTP_METHODS.has(method)) continue;
       const operation = value as OperationObject;
       if (operation.requestBody?.required === true) result.add(operation.operationId);
+    }
+  }
+  return result;
+}
+
+/** The operationIds that declare the shared parameter `components/parameters/<name>`. */
+export function operationsWithParameter(contract: ContractDocument, name: string): Set<string> {
+  const ref = `#/components/parameters/${name}`;
+  const result = new Set<string>();
+  for (const pathItem of Object.values(contract.paths)) {
+    for (const [method, value] of Object.entries(pathItem)) {
+      if (!HTTP_METHODS.has(method)) continue;
+      const operation = value as OperationObject;
+      if (operation.parameters?.some((parameter) => parameter.$ref === ref))
+        result.add(operation.operationId);
     }
   }
   return result;

@@ -19,7 +19,11 @@ export interface paths {
          */
         get: operations["listBooks"];
         put?: never;
-        /** Create a book (ROLE_ADMIN) */
+        /**
+         * Create a book (ROLE_ADMIN)
+         * @description With `Idempotency-Key`, a retry of the same request within 24 h gets the first answer again and
+         *     creates no second book (see the parameter).
+         */
         post: operations["createBook"];
         delete?: never;
         options?: never;
@@ -76,7 +80,8 @@ export interface paths {
          * @description The request has no body. When a copy is free the reservation is READY at once: the copy is held for
          *     the user until `pickupDeadline`. Otherwise it is WAITING, with its place in the book's queue
          *     (`queuePosition`, first come first served). A user holds at most one open (WAITING, READY or
-         *     COLLECTED) reservation per book: another one is refused with `409`.
+         *     COLLECTED) reservation per book: another one is refused with `409`. With `Idempotency-Key`, a retry
+         *     of the same request within 24 h gets the first answer again and reserves nothing more.
          */
         post: operations["createReservation"];
         delete?: never;
@@ -134,7 +139,8 @@ export interface paths {
         put?: never;
         /**
          * Record that the user took the held copy (ROLE_ADMIN)
-         * @description READY → COLLECTED. The copy stays out until it is returned. From any other state (an overdue READY
+         * @description READY → COLLECTED: a loan starts, due `LOAN_DAYS` later (`dueAt`) and renewable `MAX_RENEWALS`
+         *     times. The copy stays out until it is returned. From any other state (an overdue READY
          *     reservation has EXPIRED) the answer is `409` with the code `ILLEGAL_TRANSITION_<STATE>_TO_COLLECTED`.
          *     With `If-Match`, only while the tag is the reservation's current `ETag` (`412` otherwise).
          */
@@ -161,12 +167,43 @@ export interface paths {
         put?: never;
         /**
          * Record the return of the lent copy (ROLE_ADMIN)
-         * @description COLLECTED → RETURNED. The copy is free again and goes to the first WAITING reservation of the book,
-         *     if any, in the same transaction. From any other state the answer is `409` with the code
-         *     `ILLEGAL_TRANSITION_<STATE>_TO_RETURNED`. With `If-Match`, only while the tag is the reservation's
-         *     current `ETag` (`412` otherwise).
+         * @description COLLECTED → RETURNED, overdue or not: the loan ends. The copy is free again and goes to the first
+         *     WAITING reservation of the book, if any, in the same transaction. From any other state the answer
+         *     is `409` with the code `ILLEGAL_TRANSITION_<STATE>_TO_RETURNED`. With `If-Match`, only while the tag
+         *     is the reservation's current `ETag` (`412` otherwise).
          */
         post: operations["returnReservation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/books/{bookId}/reservations/{reservationId}/renew": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the reserved book. */
+                bookId: components["parameters"]["BookIdOfReservation"];
+                /** @description The reservation's id. */
+                reservationId: components["parameters"]["ReservationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Renew a loan (its holder or ROLE_ADMIN)
+         * @description Moves the due date of a COLLECTED reservation (a loan) by `LOAN_DAYS` and counts one renewal. A
+         *     loan is renewed at most `maxRenewals` times (`MAX_RENEWALS` when it was lent). Refused with `409`:
+         *     `RENEWAL_LIMIT_REACHED` when no renewal is left, `RENEWAL_LOAN_OVERDUE` once the due date has come,
+         *     `RENEWAL_BOOK_WAITED_FOR` while someone waits for the book (a WAITING reservation), and
+         *     `RENEWAL_NOT_ON_LOAN` when the reservation is not COLLECTED. `403` when the loan is another user's
+         *     and the caller is not an admin. With `If-Match`, only while the tag is the reservation's current
+         *     `ETag` (`412` otherwise).
+         */
+        post: operations["renewReservation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -186,6 +223,30 @@ export interface paths {
          *     narrow them with `userId`. A ROLE_USER caller may pass only their own id as `userId` (`403` otherwise).
          */
         get: operations["listReservations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log, newest first, one page at a time (ROLE_ADMIN)
+         * @description One event per state change of a book or a reservation, recorded by the database in the transaction
+         *     that made the change, and never changed or removed. `actor` is the user who made the change, or the
+         *     system for what the service does on its own: promoting the next in line (`reservation.promoted`),
+         *     expiring a READY reservation past its pickup deadline (`reservation.expired`) and recording a loan
+         *     as overdue (`loan.overdue`, at the next sweep after its due date).
+         */
+        get: operations["listAuditEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -224,7 +285,7 @@ export interface components {
          * @description A sort key of the reservation list; the service orders by exactly these properties.
          * @enum {string}
          */
-        ReservationSortOrder: "reservedAt" | "reservedAt,asc" | "reservedAt,desc" | "cancelledAt" | "cancelledAt,asc" | "cancelledAt,desc" | "status" | "status,asc" | "status,desc";
+        ReservationSortOrder: "reservedAt" | "reservedAt,asc" | "reservedAt,desc" | "cancelledAt" | "cancelledAt,asc" | "cancelledAt,desc" | "status" | "status,asc" | "status,desc" | "dueAt" | "dueAt,asc" | "dueAt,desc";
         /** @description A HAL link with an absolute URL. */
         Link: {
             /** Format: uri */
@@ -242,7 +303,8 @@ export interface components {
         /**
          * @description The transitions the caller may take now, and only those: `cancel` (`DELETE` its href) for the owner
          *     or an admin while WAITING or READY; `collect` (`POST`) for an admin while READY; `return` (`POST`)
-         *     for an admin while COLLECTED.
+         *     for an admin while COLLECTED; `renew` (`POST`) for the holder or an admin while COLLECTED, not
+         *     overdue and with a renewal left (a queue for the book is only found out by the renewal: `409`).
          */
         ReservationLinks: {
             self: components["schemas"]["Link"];
@@ -250,6 +312,7 @@ export interface components {
             cancel?: components["schemas"]["Link"];
             collect?: components["schemas"]["Link"];
             return?: components["schemas"]["Link"];
+            renew?: components["schemas"]["Link"];
         };
         UserLinks: {
             self: components["schemas"]["Link"];
@@ -348,6 +411,20 @@ export interface components {
              * @description The pickup deadline it passed, for an EXPIRED reservation.
              */
             expiredAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the lent copy is due back: `collectedAt` + `LOAN_DAYS`, moved by `LOAN_DAYS` at each renewal.
+             *     Null before COLLECTED; kept after the return.
+             */
+            dueAt: string | null;
+            /** @description How often the loan was renewed. */
+            renewals: number;
+            /** @description How often the loan may be renewed (`MAX_RENEWALS` when it was lent; 0 before COLLECTED). */
+            maxRenewals: number;
+            /** @description True while COLLECTED at or past `dueAt`. */
+            overdue: boolean;
+            /** @description While overdue, the days (started) since `dueAt` (1 during the first 24 h); else 0. */
+            daysOverdue: number;
             _links: components["schemas"]["ReservationLinks"];
         };
         /** @enum {string} */
@@ -371,6 +448,56 @@ export interface components {
         ReservationPage: {
             _embedded: {
                 reservations: components["schemas"]["Reservation"][];
+            };
+            _links: components["schemas"]["PageLinks"];
+            page: components["schemas"]["PageMetadata"];
+        };
+        /**
+         * @description What changed. `book.created`, `book.updated` (the fields set by a caller), `book.deleted`;
+         *     `reservation.reserved` (admitted, WAITING), `reservation.promoted` (a copy is held: READY),
+         *     `reservation.cancelled`, `reservation.collected` (a loan starts), `reservation.returned`,
+         *     `reservation.expired`; `loan.renewed`, `loan.overdue`.
+         * @enum {string}
+         */
+        AuditKind: "book.created" | "book.updated" | "book.deleted" | "reservation.reserved" | "reservation.promoted" | "reservation.cancelled" | "reservation.collected" | "reservation.returned" | "reservation.expired" | "loan.renewed" | "loan.overdue";
+        /** @description Who made the change; `userId` is null for the system. */
+        AuditActor: {
+            /** @enum {string} */
+            type: "user" | "system";
+            /** Format: uuid */
+            userId: string | null;
+        };
+        AuditEvent: {
+            /** @description Increasing in the order the events were recorded. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change was made (the service's clock).
+             */
+            at: string;
+            kind: components["schemas"]["AuditKind"];
+            actor: components["schemas"]["AuditActor"];
+            /** Format: uuid */
+            bookId: string;
+            /** Format: uuid */
+            reservationId: string | null;
+            /**
+             * Format: uuid
+             * @description The user whose reservation changed; null for book events.
+             */
+            holderId: string | null;
+            /**
+             * @description What changed: `from` and `to` states of a reservation (with `pickupDeadline` or `dueAt` where
+             *     one was set), `fromDueAt`, `toDueAt` and `renewals` of a renewal, `dueAt` of an overdue loan,
+             *     `{from, to}` per changed field of a book, or the new book's fields.
+             */
+            change: {
+                [key: string]: unknown;
+            };
+        };
+        AuditEventPage: {
+            _embedded: {
+                events: components["schemas"]["AuditEvent"][];
             };
             _links: components["schemas"]["PageLinks"];
             page: components["schemas"]["PageMetadata"];
@@ -441,6 +568,15 @@ export interface components {
         };
         /** @description The request conflicts with the current state. */
         Conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The `Idempotency-Key` was used for another request (`IDEMPOTENCY_KEY_REUSED`). */
+        UnprocessableContent: {
             headers: {
                 [name: string]: unknown;
             };
@@ -548,6 +684,16 @@ export interface components {
     };
     parameters: {
         /**
+         * @description draft-ietf-httpapi-idempotency-key-header: a string the client picks per request, such as a UUID,
+         *     as a structured-field string (`"…"`) or bare; 1 to 255 visible ASCII characters. Keys are the
+         *     signed-in user's own. The first request with a key runs, and its answer (status, `Content-Type`,
+         *     `Location`, `ETag` and body) is kept for 24 h: the same key with the same request (method, URL and
+         *     body, whatever the order of its fields) gets that answer again and changes nothing; the same key
+         *     with another request is `422` (`IDEMPOTENCY_KEY_REUSED`); while the first is still being processed
+         *     it is `409` (`IDEMPOTENCY_KEY_IN_FLIGHT`). A `5xx` answer is not kept, so a retry runs again.
+         */
+        IdempotencyKey: string;
+        /**
          * @description `*` or a list of entity tags (RFC 9110). The request goes ahead only while one of them is the
          *     current `ETag` (strong comparison; `*`: the resource exists); otherwise `412` and nothing changes.
          *     Writes compared with a tag are conditional on the row version read for the comparison, so of
@@ -649,7 +795,18 @@ export interface operations {
     createBook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description draft-ietf-httpapi-idempotency-key-header: a string the client picks per request, such as a UUID,
+                 *     as a structured-field string (`"…"`) or bare; 1 to 255 visible ASCII characters. Keys are the
+                 *     signed-in user's own. The first request with a key runs, and its answer (status, `Content-Type`,
+                 *     `Location`, `ETag` and body) is kept for 24 h: the same key with the same request (method, URL and
+                 *     body, whatever the order of its fields) gets that answer again and changes nothing; the same key
+                 *     with another request is `422` (`IDEMPOTENCY_KEY_REUSED`); while the first is still being processed
+                 *     it is `409` (`IDEMPOTENCY_KEY_IN_FLIGHT`). A `5xx` answer is not kept, so a retry runs again.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -674,9 +831,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["ContentTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -833,7 +992,18 @@ export interface operations {
     createReservation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description draft-ietf-httpapi-idempotency-key-header: a string the client picks per request, such as a UUID,
+                 *     as a structured-field string (`"…"`) or bare; 1 to 255 visible ASCII characters. Keys are the
+                 *     signed-in user's own. The first request with a key runs, and its answer (status, `Content-Type`,
+                 *     `Location`, `ETag` and body) is kept for 24 h: the same key with the same request (method, URL and
+                 *     body, whatever the order of its fields) gets that answer again and changes nothing; the same key
+                 *     with another request is `422` (`IDEMPOTENCY_KEY_REUSED`); while the first is still being processed
+                 *     it is `409` (`IDEMPOTENCY_KEY_IN_FLIGHT`). A `5xx` answer is not kept, so a retry runs again.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The id of the reserved book. */
                 bookId: components["parameters"]["BookIdOfReservation"];
@@ -862,6 +1032,7 @@ export interface operations {
             413: components["responses"]["ContentTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -1073,6 +1244,58 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    renewReservation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `*` or a list of entity tags (RFC 9110). The request goes ahead only while one of them is the
+                 *     current `ETag` (strong comparison; `*`: the resource exists); otherwise `412` and nothing changes.
+                 *     Writes compared with a tag are conditional on the row version read for the comparison, so of
+                 *     concurrent requests with the same tag at most one succeeds.
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description `*` or a list of entity tags. When one of them is the current `ETag` (weak comparison), a `GET`
+                 *     answers `304 Not Modified` without a body and a write answers `412`.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The id of the reserved book. */
+                bookId: components["parameters"]["BookIdOfReservation"];
+                /** @description The reservation's id. */
+                reservationId: components["parameters"]["ReservationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The renewed loan, with its new `dueAt`. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/hal+json": components["schemas"]["Reservation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["ContentTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listReservations: {
         parameters: {
             query?: {
@@ -1089,6 +1312,11 @@ export interface operations {
                 userId?: string;
                 /** @description Only reservations in this state. */
                 status?: components["schemas"]["ReservationStatus"];
+                /**
+                 * @description `true`: only overdue loans (COLLECTED, at or past `dueAt`); `false`: every other reservation.
+                 *     Sort by `dueAt` for the longest overdue first.
+                 */
+                overdue?: boolean;
             };
             header?: never;
             path?: never;
@@ -1103,6 +1331,45 @@ export interface operations {
                 };
                 content: {
                     "application/hal+json": components["schemas"]["ReservationPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Zero-based page number. */
+                page?: components["parameters"]["Page"];
+                /** @description Page size. */
+                size?: components["parameters"]["Size"];
+                /** @description Only the events of this book and its reservations. */
+                bookId?: string;
+                /** @description Only the events this user made or that concern their reservations. */
+                userId?: string;
+                /** @description Only events of this kind. */
+                kind?: components["schemas"]["AuditKind"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/hal+json": components["schemas"]["AuditEventPage"];
                 };
             };
             400: components["responses"]["BadRequest"];

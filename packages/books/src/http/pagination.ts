@@ -60,12 +60,13 @@ export function pageLinks(
   path: string,
   request: PageRequest<string>,
   metadata: PageMetadata,
-  filters: Record<string, string | undefined> = {},
+  filters: Record<string, string | boolean | undefined> = {},
 ): PageLinks {
   const href = (page: number) => {
     const query = new URLSearchParams({ page: String(page), size: String(request.size) });
     for (const { property, direction } of request.sort) query.append('sort', `${property},${direction}`);
-    for (const [name, value] of Object.entries(filters)) if (value !== undefined) query.set(name, value);
+    for (const [name, value] of Object.entries(filters))
+      if (value !== undefined) query.set(name, String(value));
     return link(base, path, query);
   };
   const lastPage = Math.max(metadata.totalPages - 1, 0);

@@ -37,7 +37,12 @@ function navigation(viewer: Viewer | undefined, current: string | undefined): Sa
   if (viewer !== undefined) {
     links.push([PATHS.home, 'Books'], [PATHS.myReservations, 'My reservations']);
     if (viewer.admin)
-      links.push([PATHS.adminReservations, 'All reservations'], [PATHS.newBook, 'Add a book']);
+      links.push(
+        [PATHS.adminReservations, 'All reservations'],
+        [PATHS.overdueLoans, 'Overdue loans'],
+        [PATHS.audit, 'Audit log'],
+        [PATHS.newBook, 'Add a book'],
+      );
   }
   links.push([PATHS.apiDocs, 'API docs']);
   const items = links.map(

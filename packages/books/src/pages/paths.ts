@@ -7,6 +7,8 @@ export const PATHS = {
   apiDocs: '/swagger-ui.html',
   myReservations: '/web/reservations',
   adminReservations: '/web/admin/reservations',
+  overdueLoans: '/web/admin/overdue',
+  audit: '/web/admin/audit',
   newBook: '/web/admin/books/new',
   book: (id: string) => `/web/books/${id}`,
   reserve: (id: string) => `/web/books/${id}/reserve`,

@@ -43,6 +43,12 @@ ul.cards{list-style:none;margin:1rem 0;padding:0;display:grid;gap:.75rem}
 .availability.free{color:#1e6b34}
 .badge{display:inline-block;margin:.25rem 0;padding:0 .5rem;border-radius:1rem;background:#e8f0fa;color:#063d75;font-size:.9rem}
 .status{margin:.25rem 0}
+.overdue{color:#8c1d17}
+.table-scroll{overflow-x:auto}
+table.audit{border-collapse:collapse;width:100%;background:#fff;font-size:.95rem}
+table.audit caption{text-align:left;font-weight:600;padding:.25rem 0}
+table.audit th,table.audit td{border:1px solid #d5d9e0;padding:.35rem .5rem;text-align:left;vertical-align:top}
+.search select{font:inherit;padding:.4rem .5rem;border:1px solid #6b7280;border-radius:.35rem}
 .muted{color:#4b5563;font-size:.9rem;margin:.25rem 0}
 .synopsis{white-space:pre-line}
 .flash{padding:.6rem .9rem;border-radius:.35rem;border:1px solid}

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { AppError } from '../errors.js';
+import type { AuditService } from '../modules/audit/audit.service.js';
 import type { BooksService } from '../modules/books/books.service.js';
 import type { ReservationsService } from '../modules/reservations/reservations.service.js';
 import type { UsersRepository } from '../modules/users/users.repository.js';
@@ -7,6 +8,7 @@ import { pageErrorHandler } from '../pages/errors.js';
 import { acceptForms } from '../pages/forms.js';
 import { pageRoutes } from './page-route.js';
 import { adminBookRoutes } from './routes/admin-books.js';
+import { auditRoutes } from './routes/audit.js';
 import { catalogueRoutes } from './routes/catalogue.js';
 import { render } from './routes/context.js';
 import { reservationRoutes } from './routes/reservations.js';
@@ -14,6 +16,7 @@ import { reservationRoutes } from './routes/reservations.js';
 export interface WebFrontOptions {
   books: BooksService;
   reservations: ReservationsService;
+  audit: AuditService;
   users: UsersRepository;
   /** The per-user rate limit of the API (undefined when it is off): pages count like API calls. */
   rateLimit: onRequestHookHandler | undefined;
@@ -33,12 +36,14 @@ export async function webFront(app: FastifyInstance, options: WebFrontOptions): 
     page: pageRoutes(app, options.rateLimit),
     books: options.books,
     reservations: options.reservations,
+    audit: options.audit,
     users: options.users,
     render,
   };
   catalogueRoutes(context);
   reservationRoutes(context);
   adminBookRoutes(context);
+  auditRoutes(context);
   // `/web/` is the pages' own space, so a mistyped page address is a page (problem details for
   // scripts) through the error handler above; elsewhere an unknown path stays the API's 404 or 405.
   await app.register(

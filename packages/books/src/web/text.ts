@@ -23,8 +23,16 @@ const STATUS_WORDS: Record<ReservationStatus, string> = {
 
 export const statusWords = (status: ReservationStatus) => STATUS_WORDS[status];
 
-/** What the reservation means for its holder now: the queue position or the pickup deadline. */
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/** What the reservation means for its holder now: the queue position, the pickup deadline or the due date. */
 export function reservationDetail(reservation: Reservation): string | undefined {
+  if (reservation.status === 'COLLECTED' && reservation.dueAt !== null) {
+    const renewals = `${plural(reservation.maxRenewals - reservation.renewals, 'renewal')} left`;
+    return reservation.overdue
+      ? `overdue by ${plural(reservation.daysOverdue, 'day')}, was due ${when(reservation.dueAt)}`
+      : `due back ${when(reservation.dueAt)} (${renewals})`;
+  }
   if (reservation.status === 'WAITING' && reservation.queuePosition !== null) {
     return `number ${reservation.queuePosition} in the queue`;
   }

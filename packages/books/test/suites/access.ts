@@ -146,6 +146,17 @@ export function accessMatrixSuite(driver: Driver, skip: false | string = false) 
       );
     });
 
+    test('POST /books/{bookId}/reservations/{reservationId}/renew: the holder or an admin', async () => {
+      const bookId = await newBook();
+      const reservationId = await newReservation(bookId, sessions.user);
+      const target = `/books/${bookId}/reservations/${reservationId}`;
+      assert.equal((await api.post(`${target}/collect`, as('admin'))).status, 200);
+      // Two renewals (the MAX_RENEWALS default): the holder's, then the admin's.
+      await expectMatrix('renew', { anonymous: 401, user: 200, otherUser: 403, admin: 200 }, (c) =>
+        api.post(`${target}/renew`, as(c)),
+      );
+    });
+
     test('GET /me', () =>
       expectMatrix('me', { anonymous: 401, user: 200, otherUser: 200, admin: 200 }, (c) =>
         api.get('/me', as(c)),

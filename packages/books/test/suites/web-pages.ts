@@ -344,6 +344,75 @@ export function webPagesSuite(driver: Driver, skip: false | string = false) {
       assert.equal((await api.get(`/books/${id}`, { session: admin })).status, 404);
     });
 
+    test('loans on the pages: the due date, Renew, the Overdue mark, the overdue list and the audit log', async () => {
+      // A service of its own: its clock moves on by weeks, which would end the suite's sessions.
+      const own = await startTestService(driver, { env: { SESSION_IDLE_TIMEOUT: '10000h' } });
+      try {
+        const api = new ApiClient(own.url);
+        const admin = await createTestSession(own, { role: 'ROLE_ADMIN', name: 'Ada Admin' });
+        const adminPages = new PageClient(own.url, admin);
+        const alice = new PageClient(own.url, await createTestSession(own, { name: 'Alice Reader' }));
+        const bob = new PageClient(own.url, await createTestSession(own, { name: 'Bob <b>Reader</b>' }));
+        const book = await createBook(api, admin, { title: 'Lent on the web', copies: 1 });
+        const held = await reserve(api, alice.session as TestSession, book.id);
+        const lent = await api.post(`/books/${book.id}/reservations/${held.id}/collect`, { session: admin });
+        const due = `${lent.body.dueAt.slice(0, 16).replace('T', ' ')} UTC`;
+        const mine = await alice.get('/web/reservations');
+        assert.match(text(mine.html), new RegExp(`Collected : due back ${due} \\(2 renewals left\\)`));
+        const renewAction = `/web/books/${book.id}/reservations/${held.id}/renew`;
+        const renewed = await alice.post(mine, renewAction);
+        assert.equal(renewed.status, 303);
+        const after = await alice.get(renewed.location ?? '');
+        assert.deepEqual(flashOf(after), ['success', 'The loan is renewed.']);
+        assert.match(text(after.html), /\(1 renewal left\)/);
+
+        // Someone waits: the renewal is refused with the reason, as a message on the page.
+        await reserve(api, bob.session as TestSession, book.id);
+        const refused = await alice.post(after, renewAction);
+        assert.match(
+          flashOf(await alice.get(refused.location ?? ''))?.[1] ?? '',
+          /while someone waits for the book/,
+        );
+
+        assert.equal((await alice.get('/web/admin/audit')).status, 403);
+        const audit = await adminPages.get(`/web/admin/audit?bookId=${book.id}`);
+        assert.equal(audit.status, 200);
+        const rows = [...audit.html.matchAll(/<tr><td>[^<]*<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td>/g)].map(
+          (match) => `${match[1]} by ${match[2]}`,
+        );
+        assert.deepEqual(rows, [
+          'Reserved by Bob &#60;b&#62;Reader&#60;/b&#62;',
+          'Loan renewed by Alice Reader',
+          'Collected (loan starts) by Ada Admin',
+          'Ready for pickup by System',
+          'Reserved by Alice Reader',
+          'Book added by Ada Admin',
+        ]);
+        const renewals = await adminPages.get(`/web/admin/audit?bookId=${book.id}&kind=loan.renewed`);
+        assert.equal([...renewals.html.matchAll(/<tr><td>/g)].length, 1);
+        assert.match(renewals.html, /<option value="loan.renewed" selected>/);
+        const all = await adminPages.get('/web/admin/audit?kind=');
+        assert.equal(all.status, 200, 'the form sends "All kinds" as kind=');
+        own.clock.advance(60 * 86_400_000);
+        const late = await alice.get('/web/reservations');
+        assert.match(late.html, /<strong class="overdue">Overdue<\/strong>/);
+        assert.match(text(late.html), /overdue by \d+ days, was due/);
+        assert.doesNotMatch(late.html, /action="[^"]+\/renew"/, 'no Renew button once overdue');
+        assert.equal((await alice.get('/web/admin/overdue')).status, 403);
+        const overdue = await adminPages.get('/web/admin/overdue');
+        assert.equal(overdue.status, 200);
+        assert.match(overdue.html, /<h1>Overdue loans<\/h1>/);
+        assert.match(overdue.html, /Lent on the web/);
+        assert.match(overdue.html, /Reserved by <strong>Alice Reader/);
+        assert.match(
+          overdue.html,
+          new RegExp(`action="/web/books/${book.id}/reservations/${held.id}/return"`),
+        );
+      } finally {
+        await own.close();
+      }
+    });
+
     test('two admins editing one book: the later save is refused with its values kept, then applies', async () => {
       const book = await createBook(api, admin, { title: 'Contested', copies: 1 });
       const other = new PageClient(service.url, await createTestSession(service, { role: 'ROLE_ADMIN' }));

@@ -51,6 +51,9 @@ export function workflowSuite(driver: Driver, skip: false | string = false) {
       assert.equal(response.status, 200, JSON.stringify(response.body));
       return response.body;
     };
+    /** How many audit events the book has (the admin reads GET /audit). */
+    const auditCount = async (bookId: string): Promise<number> =>
+      (await api.get(`/audit?bookId=${bookId}&size=1`, { session: admin })).body.page.totalElements;
     const book = async (id: string, who: TestSession = admin) =>
       (await api.get(`/books/${id}`, { session: who })).body;
 
@@ -190,6 +193,7 @@ export function workflowSuite(driver: Driver, skip: false | string = false) {
       for (const state of ['EXPIRED', 'WAITING', 'READY', 'COLLECTED', 'RETURNED', 'CANCELLED']) {
         for (const transition of ['cancel', 'collect', 'return'] as const) {
           const r = await inState(state);
+          const recorded = await auditCount(r.bookId);
           const response =
             transition === 'cancel'
               ? await api.delete(path(r), { session: admin })
@@ -197,10 +201,12 @@ export function workflowSuite(driver: Driver, skip: false | string = false) {
           if (legal[state]?.includes(transition)) {
             assert.equal(response.status, 200, `${state} → ${transition}`);
             assert.equal(response.body.status, target[transition]);
+            assert.ok((await auditCount(r.bookId)) > recorded, 'a transition is in the audit log');
           } else {
             assert.equal(response.status, 409, `${state} → ${transition}`);
             assert.equal(response.body.code, `ILLEGAL_TRANSITION_${state}_TO_${target[transition]}`);
             assert.equal((await read(admin, r)).status, state, 'a refused transition changes nothing');
+            assert.equal(await auditCount(r.bookId), recorded, 'and leaves no audit event');
           }
         }
       }
@@ -224,9 +230,14 @@ export function workflowSuite(driver: Driver, skip: false | string = false) {
       assert.deepEqual(keys(asAdmin._links), ['book', 'cancel', 'collect', 'self']);
       assert.equal(asAdmin._links.collect.href, `${self}/collect`);
       const collected = await step(admin, 'collect', r);
-      assert.deepEqual(keys(collected._links), ['book', 'return', 'self']);
+      assert.deepEqual(keys(collected._links), ['book', 'renew', 'return', 'self']);
       assert.equal(collected._links.return.href, `${self}/return`);
-      assert.deepEqual(keys((await read(alice, r))._links), ['book', 'self'], 'the owner cannot return');
+      assert.equal(collected._links.renew.href, `${self}/renew`);
+      assert.deepEqual(
+        keys((await read(alice, r))._links),
+        ['book', 'renew', 'self'],
+        'the owner cannot return',
+      );
       const returned = await step(admin, 'return', r);
       assert.deepEqual(keys(returned._links), ['book', 'self']);
       assert.ok((await book(b.id, alice))._links.reserve, 'after the return alice may reserve again');

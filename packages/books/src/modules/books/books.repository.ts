@@ -1,6 +1,7 @@
 import type { Database, Queryable } from '../../db/database.js';
 import { orderByClause } from '../../db/order-by.js';
 import type { PageRequest, SortOrder } from '../../page-request.js';
+import { actingAs } from '../audit/acting.js';
 import { lockBook, OPEN_STATUSES_SQL, settleBook } from '../reservations/reservations.repository.js';
 import type { Book, BookFields, BookSortProperty } from './book.js';
 
@@ -112,14 +113,18 @@ export class BooksRepository {
     private readonly pickupMs: number,
   ) {}
 
-  async create(fields: BookFields): Promise<Book> {
-    const [row] = await this.db.query<BookRow>(
-      `insert into books (title, author, synopsis, copies) values ($1, $2, $3, $4)
-       returning ${COLUMNS}, false as held_by_caller`,
-      [fields.title, fields.author, fields.synopsis, fields.copies],
-    );
-    if (row === undefined) throw new Error('insert returned no row');
-    return bookFromRow(row);
+  /** `actorId`: who creates it (the audit log's actor). */
+  create(fields: BookFields, actorId: string, now: Date): Promise<Book> {
+    return this.db.transaction(async (tx) => {
+      await actingAs(tx, actorId, now);
+      const [row] = await tx.query<BookRow>(
+        `insert into books (title, author, synopsis, copies) values ($1, $2, $3, $4)
+         returning ${COLUMNS}, false as held_by_caller`,
+        [fields.title, fields.author, fields.synopsis, fields.copies],
+      );
+      if (row === undefined) throw new Error('insert returned no row');
+      return bookFromRow(row);
+    });
   }
 
   findById(id: string, callerId: string): Promise<Book | undefined> {
@@ -157,6 +162,7 @@ export class BooksRepository {
     expectedVersion?: number,
   ): Promise<UpdateOutcome> {
     return this.db.transaction(async (tx) => {
+      await actingAs(tx, callerId, now);
       if (!(await lockBook(tx, id))) return { outcome: 'not_found' };
       await settleBook(tx, id, now, this.pickupMs);
       const updated = await tx.query(
@@ -202,8 +208,14 @@ export class BooksRepository {
    * is still at `expectedVersion` when one is given; like `update`, one conditional statement decides.
    * Every reservation write takes the same row lock first, so none can slip in between.
    */
-  deleteUnlessOpenlyReserved(id: string, now: Date, expectedVersion?: number): Promise<DeleteOutcome> {
+  deleteUnlessOpenlyReserved(
+    id: string,
+    actorId: string,
+    now: Date,
+    expectedVersion?: number,
+  ): Promise<DeleteOutcome> {
     return this.db.transaction(async (tx) => {
+      await actingAs(tx, actorId, now);
       if (!(await lockBook(tx, id))) return 'not_found';
       await settleBook(tx, id, now, this.pickupMs);
       const deleted = await tx.query(

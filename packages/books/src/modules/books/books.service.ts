@@ -31,8 +31,8 @@ export class BooksService {
     private readonly clock: Clock,
   ) {}
 
-  create(fields: BookFields): Promise<Book> {
-    return this.books.create(fields);
+  create(caller: User, fields: BookFields): Promise<Book> {
+    return this.books.create(fields, caller.id, new Date(this.clock()));
   }
 
   async get(caller: User, id: string): Promise<Book> {
@@ -72,10 +72,10 @@ export class BooksService {
     return this.books.page(request, caller.id, search);
   }
 
-  async delete(id: string, expectedVersion?: number): Promise<void> {
+  async delete(caller: User, id: string, expectedVersion?: number): Promise<void> {
     const now = new Date(this.clock());
     const outcome = await this.books
-      .deleteUnlessOpenlyReserved(id, now, expectedVersion)
+      .deleteUnlessOpenlyReserved(id, caller.id, now, expectedVersion)
       .finally(() => this.expiry.madeReady(now));
     if (outcome === 'not_found') throw bookNotFound(id);
     if (outcome === 'version_changed') throw bookChanged(id);

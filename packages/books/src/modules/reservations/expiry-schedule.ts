@@ -1,13 +1,23 @@
 import type { FastifyInstance } from 'fastify';
 
+/** The sweeps: each returns how much it did (books settled, loans recorded overdue). */
+export interface Sweeps {
+  expire: () => Promise<number>;
+  recordOverdue: () => Promise<number>;
+  /** Deletes Idempotency-Keys past their 24 h. */
+  purgeIdempotencyKeys: () => Promise<number>;
+}
+
 /**
- * Runs `expire` every `intervalMs` while the app is up, so overdue READY reservations expire (and
- * their copies go to the next in the queue) even when nobody reads them. Reads expire lazily as well.
+ * Runs the sweeps every `intervalMs` while the app is up, so READY reservations past their deadline
+ * expire (and their copies go to the next in the queue) even when nobody reads them (reads expire them
+ * lazily as well), loans past their due date are recorded as overdue (the system's audit events), and
+ * Idempotency-Keys past their retention are deleted.
  * A failed run is logged and retried at the next tick; runs never overlap.
  */
 export function expirySchedule(
   app: FastifyInstance,
-  expire: () => Promise<number>,
+  { expire, recordOverdue, purgeIdempotencyKeys }: Sweeps,
   intervalMs: number,
 ): void {
   let timer: NodeJS.Timeout | undefined;
@@ -15,11 +25,17 @@ export function expirySchedule(
   const tick = () => {
     if (running !== undefined) return;
     running = expire()
-      .then((books) => {
+      .then(async (books) => {
         if (books > 0) app.log.info({ books }, 'expired overdue READY reservations');
+        const loans = await recordOverdue();
+        if (loans > 0) app.log.info({ loans }, 'recorded overdue loans');
+        await purgeIdempotencyKeys();
       })
       .catch((error: unknown) =>
-        app.log.warn({ err: error }, 'reservation expiry failed; retrying at the next tick'),
+        app.log.warn(
+          { err: error },
+          'reservation expiry or the overdue sweep failed; retrying at the next tick',
+        ),
       )
       .finally(() => {
         running = undefined;

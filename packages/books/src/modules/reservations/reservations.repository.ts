@@ -1,13 +1,16 @@
 import type { Database, Queryable } from '../../db/database.js';
 import { orderByClause } from '../../db/order-by.js';
 import type { PageRequest } from '../../page-request.js';
+import { actingAs } from '../audit/acting.js';
 import type { ExpiryProbeResult } from './pickup-expiry.js';
 import {
   OPEN_STATUSES,
+  overdueAt,
   type Reservation,
   type ReservationFilter,
   type ReservationSortProperty,
   type ReservationStatus,
+  renewalRefusal,
   TRANSITIONS,
   type Transition,
 } from './reservation.js';
@@ -25,6 +28,9 @@ interface ReservationRow {
   returned_at: Date | null;
   cancelled_at: Date | null;
   expired_at: Date | null;
+  due_at: Date | null;
+  renewals: number;
+  max_renewals: number;
   version: number;
 }
 
@@ -37,7 +43,8 @@ export const OPEN_STATUSES_SQL = sqlList(OPEN_STATUSES);
 // The queue position is computed, never stored: the count of WAITING reservations of the book up to
 // this one in admission order, so positions are 1..n without gaps whatever leaves the queue.
 const SELECT_RESERVATIONS = `select r.id, r.book_id, r.user_id, r.status, r.reserved_at, r.ready_at,
-  r.pickup_deadline, r.collected_at, r.returned_at, r.cancelled_at, r.expired_at, r.version,
+  r.pickup_deadline, r.collected_at, r.returned_at, r.cancelled_at, r.expired_at, r.due_at, r.renewals,
+  r.max_renewals, r.version,
   case when r.status = 'WAITING' then (select count(*)::int from reservations w
     where w.book_id = r.book_id and w.status = 'WAITING' and w.queue_order <= r.queue_order) end as queue_position
   from reservations r`;
@@ -46,28 +53,59 @@ const SORT_COLUMNS: Record<ReservationSortProperty, string> = {
   reservedAt: 'r.reserved_at',
   cancelledAt: 'r.cancelled_at',
   status: 'r.status',
+  dueAt: 'r.due_at',
 };
 
-/** The timestamp each requested transition sets. */
-const STAMPED_COLUMN: Record<Transition, string> = {
-  cancel: 'cancelled_at',
-  collect: 'collected_at',
-  return: 'returned_at',
+/** How long a loan runs (LOAN_DAYS) and how often it may be renewed (MAX_RENEWALS). */
+export interface LoanRules {
+  loanMs: number;
+  maxRenewals: number;
+}
+
+/**
+ * Each transition a caller asks for, as one conditional update: `$1` the reservation, `$2` its book,
+ * `$3` the time, `$4` the expected version (null: any); `extra` are the transition's own parameters.
+ */
+interface TransitionStatement {
+  sql: string;
+  extra: (now: Date, rules: LoanRules) => unknown[];
+}
+
+const conditional = (from: readonly ReservationStatus[], set: string, also = '') =>
+  `update reservations set ${set}
+   where id = $1 and book_id = $2 and status in (${sqlList(from)}) ${also}
+     and ($4::integer is null or version = $4) returning id`;
+
+const TRANSITION_STATEMENTS: Record<Transition, TransitionStatement> = {
+  cancel: {
+    sql: conditional(TRANSITIONS.cancel.from, `status = 'CANCELLED', cancelled_at = $3`),
+    extra: () => [],
+  },
+  // Collecting starts the loan: due LOAN_DAYS later, renewable MAX_RENEWALS times (as set now).
+  collect: {
+    sql: conditional(
+      TRANSITIONS.collect.from,
+      `status = 'COLLECTED', collected_at = $3, due_at = $5, max_renewals = $6`,
+    ),
+    extra: (now, rules) => [new Date(now.getTime() + rules.loanMs), rules.maxRenewals],
+  },
+  return: {
+    sql: conditional(TRANSITIONS.return.from, `status = 'RETURNED', returned_at = $3`),
+    extra: () => [],
+  },
+  // The loan's own rules (the same as migration 007's trigger): renewals left, not yet due, no queue.
+  renew: {
+    sql: conditional(
+      TRANSITIONS.renew.from,
+      `due_at = due_at + $5::double precision * interval '1 millisecond', renewals = renewals + 1, renewed_at = $3`,
+      `and renewals < max_renewals and due_at > $3 and (select waiting from books where id = $2) = 0`,
+    ),
+    extra: (_now, rules) => [rules.loanMs],
+  },
 };
 
-const TRANSITION_SQL = Object.fromEntries(
-  (Object.keys(TRANSITIONS) as Transition[]).map((transition) => {
-    const { from, to } = TRANSITIONS[transition];
-    return [
-      transition,
-      `update reservations set status = '${to}', ${STAMPED_COLUMN[transition]} = $3
-       where id = $1 and book_id = $2 and status in (${sqlList(from)})
-         and ($4::integer is null or version = $4) returning id`,
-    ];
-  }),
-) as Record<Transition, string>;
-
-function reservationFromRow(row: ReservationRow): Reservation {
+/** A reservation as read at `now` (which decides whether its loan is overdue). */
+function reservationFromRow(row: ReservationRow, now: Date): Reservation {
   return {
     id: row.id,
     bookId: row.book_id,
@@ -81,6 +119,10 @@ function reservationFromRow(row: ReservationRow): Reservation {
     returnedAt: row.returned_at,
     cancelledAt: row.cancelled_at,
     expiredAt: row.expired_at,
+    dueAt: row.due_at,
+    renewals: row.renewals,
+    maxRenewals: row.max_renewals,
+    ...overdueAt(row.status, row.due_at, now),
     version: row.version,
   };
 }
@@ -115,13 +157,18 @@ export type TransitionOutcome =
   | { outcome: 'done'; reservation: Reservation }
   | { outcome: 'not_found' }
   | { outcome: 'version_changed' }
-  | { outcome: 'illegal'; current: ReservationStatus };
+  | { outcome: 'illegal'; current: ReservationStatus }
+  /** A renewal the loan's rules refuse: no renewals left, overdue, or someone waits for the book. */
+  | { outcome: 'refused'; reason: RenewalRefusal };
+
+export type RenewalRefusal = 'limit' | 'overdue' | 'waited_for';
 
 /** Every change of a book's reservations runs under that book's row lock, then settles the book. */
 export class ReservationsRepository {
   constructor(
     private readonly db: Database,
     private readonly pickupMs: number,
+    private readonly loans: LoanRules,
   ) {}
 
   /**
@@ -131,6 +178,7 @@ export class ReservationsRepository {
    */
   reserve(bookId: string, userId: string, now: Date): Promise<Reservation | undefined> {
     return this.db.transaction(async (tx) => {
+      await actingAs(tx, userId, now);
       if (!(await lockBook(tx, bookId))) return undefined;
       await settleBook(tx, bookId, now, this.pickupMs);
       const [created] = await tx.query<{ id: string }>(
@@ -139,15 +187,17 @@ export class ReservationsRepository {
       );
       if (created === undefined) throw new Error('insert returned no row');
       await settleBook(tx, bookId, now, this.pickupMs);
-      return this.findIn(tx, created.id);
+      return this.findIn(tx, created.id, now);
     });
   }
 
   /**
    * Applies a caller's transition if the reservation's current state allows it (and, when
    * `expectedVersion` is given, while the reservation is still at that version), then settles the book.
+   * `actorId`: who asks (the audit log's actor).
    */
   transition(
+    actorId: string,
     bookId: string,
     reservationId: string,
     transition: Transition,
@@ -155,24 +205,21 @@ export class ReservationsRepository {
     expectedVersion?: number,
   ): Promise<TransitionOutcome> {
     return this.db.transaction(async (tx) => {
+      await actingAs(tx, actorId, now);
       if (!(await lockBook(tx, bookId))) return { outcome: 'not_found' };
       await settleBook(tx, bookId, now, this.pickupMs);
-      const changed = await tx.query(TRANSITION_SQL[transition], [
+      const statement = TRANSITION_STATEMENTS[transition];
+      const changed = await tx.query(statement.sql, [
         reservationId,
         bookId,
         now,
         expectedVersion ?? null,
+        ...statement.extra(now, this.loans),
       ]);
-      if (changed.length === 0) {
-        const current = await this.findIn(tx, reservationId);
-        if (current === undefined || current.bookId !== bookId) return { outcome: 'not_found' };
-        if (expectedVersion !== undefined && current.version !== expectedVersion) {
-          return { outcome: 'version_changed' };
-        }
-        return { outcome: 'illegal', current: current.status };
-      }
+      if (changed.length === 0)
+        return this.whyUnchanged(tx, bookId, reservationId, transition, now, expectedVersion);
       await settleBook(tx, bookId, now, this.pickupMs);
-      const reservation = await this.findIn(tx, reservationId);
+      const reservation = await this.findIn(tx, reservationId, now);
       if (reservation === undefined) throw new Error('a reservation changed just now was not found');
       return { outcome: 'done', reservation };
     });
@@ -194,24 +241,65 @@ export class ReservationsRepository {
     const overdue = probe?.overdue ?? [];
     for (const bookId of overdue) {
       await this.db.transaction(async (tx) => {
+        await actingAs(tx, null, now);
         if (await lockBook(tx, bookId)) await settleBook(tx, bookId, now, this.pickupMs);
       });
     }
     return { settled: overdue.length, nextDeadline: probe?.next_deadline ?? null };
   }
 
-  findById(id: string): Promise<Reservation | undefined> {
-    return this.findIn(this.db, id);
+  /**
+   * Records the loans past their due date as overdue (the system's `loan.overdue` audit events; later
+   * their notices); returns how many. Whether a loan is overdue is read from its due date, not from this.
+   */
+  recordOverdue(now: Date): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      await actingAs(tx, null, now);
+      const recorded = await tx.query(
+        `update reservations set overdue_at = due_at
+         where status = 'COLLECTED' and overdue_at is null and due_at <= $1 returning id`,
+        [now],
+      );
+      return recorded.length;
+    });
   }
 
-  private async findIn(db: Queryable, id: string): Promise<Reservation | undefined> {
+  /** Why a transition's conditional update changed nothing (in its transaction, under the book's lock). */
+  private async whyUnchanged(
+    tx: Queryable,
+    bookId: string,
+    reservationId: string,
+    transition: Transition,
+    now: Date,
+    expectedVersion: number | undefined,
+  ): Promise<TransitionOutcome> {
+    const current = await this.findIn(tx, reservationId, now);
+    if (current === undefined || current.bookId !== bookId) return { outcome: 'not_found' };
+    if (expectedVersion !== undefined && current.version !== expectedVersion) {
+      return { outcome: 'version_changed' };
+    }
+    if (transition !== 'renew' || current.status !== 'COLLECTED') {
+      return { outcome: 'illegal', current: current.status };
+    }
+    const refusal = renewalRefusal(current);
+    return { outcome: 'refused', reason: refusal ?? 'waited_for' };
+  }
+
+  /** The reservation as of `now` (overdue or not). */
+  findById(id: string, now: Date): Promise<Reservation | undefined> {
+    return this.findIn(this.db, id, now);
+  }
+
+  private async findIn(db: Queryable, id: string, now: Date): Promise<Reservation | undefined> {
     const [row] = await db.query<ReservationRow>(`${SELECT_RESERVATIONS} where r.id = $1`, [id]);
-    return row === undefined ? undefined : reservationFromRow(row);
+    return row === undefined ? undefined : reservationFromRow(row, now);
   }
 
+  /** A page of reservations as of `now` (which also decides which loans `filter.overdue` keeps). */
   async page(
     filter: ReservationFilter,
     request: PageRequest<ReservationSortProperty>,
+    now: Date,
   ): Promise<{ items: Reservation[]; total: number }> {
     const conditions: string[] = [];
     const params: unknown[] = [];
@@ -227,6 +315,11 @@ export class ReservationsRepository {
       params.push(filter.status);
       conditions.push(`r.status = $${params.length}`);
     }
+    if (filter.overdue !== undefined) {
+      params.push(now);
+      const overdue = `r.status = 'COLLECTED' and r.due_at <= $${params.length}`;
+      conditions.push(filter.overdue ? overdue : `not (${overdue})`);
+    }
     const where = conditions.length === 0 ? '' : `where ${conditions.join(' and ')}`;
     const order = orderByClause(request.sort, SORT_COLUMNS);
     const [rows, [count]] = await Promise.all([
@@ -236,6 +329,6 @@ export class ReservationsRepository {
       ),
       this.db.query<{ total: number }>(`select count(*)::int as total from reservations r ${where}`, params),
     ]);
-    return { items: rows.map(reservationFromRow), total: count?.total ?? 0 };
+    return { items: rows.map((row) => reservationFromRow(row, now)), total: count?.total ?? 0 };
   }
 }

@@ -13,7 +13,7 @@ import {
   TRANSITIONS,
   type Transition,
 } from './reservation.js';
-import type { ReservationsRepository } from './reservations.repository.js';
+import type { RenewalRefusal, ReservationsRepository } from './reservations.repository.js';
 
 function reservationNotFound(bookId: string, reservationId: string): AppError {
   return new AppError(
@@ -29,6 +29,34 @@ function illegalTransition(reservationId: string, from: ReservationStatus, trans
     'conflict',
     `ILLEGAL_TRANSITION_${from}_TO_${to}`,
     `Reservation ${reservationId} is ${from}; only a ${allowed.join(' or ')} reservation can become ${to}.`,
+  );
+}
+
+const RENEWAL_REFUSALS: Record<RenewalRefusal, { code: string; detail: string }> = {
+  limit: {
+    code: 'RENEWAL_LIMIT_REACHED',
+    detail: 'has been renewed as often as its loan allows; return the book by its due date',
+  },
+  overdue: {
+    code: 'RENEWAL_LOAN_OVERDUE',
+    detail: 'is overdue, and an overdue loan is not renewed; return the book',
+  },
+  waited_for: {
+    code: 'RENEWAL_BOOK_WAITED_FOR',
+    detail: 'is not renewed while someone waits for the book; return it by its due date',
+  },
+};
+
+function renewalRefused(reservationId: string, reason: RenewalRefusal): AppError {
+  const { code, detail } = RENEWAL_REFUSALS[reason];
+  return new AppError('conflict', code, `The loan of reservation ${reservationId} ${detail}.`);
+}
+
+function notOnLoan(reservationId: string, current: ReservationStatus): AppError {
+  return new AppError(
+    'conflict',
+    'RENEWAL_NOT_ON_LOAN',
+    `Reservation ${reservationId} is ${current}; only a COLLECTED reservation (a loan) can be renewed.`,
   );
 }
 
@@ -81,7 +109,7 @@ export class ReservationsService {
   /** 404 when missing or under another book; 403 when someone else's and the caller is not an admin. */
   async get(user: User, bookId: string, reservationId: string): Promise<Reservation> {
     await this.expiry.beforeRead();
-    const reservation = await this.reservations.findById(reservationId);
+    const reservation = await this.reservations.findById(reservationId, this.now());
     if (reservation === undefined || reservation.bookId !== bookId) {
       throw reservationNotFound(bookId, reservationId);
     }
@@ -96,7 +124,7 @@ export class ReservationsService {
   }
 
   /**
-   * Cancel (owner or admin), collect and return (admin; the contract's guard has checked the role).
+   * Cancel and renew (owner or admin), collect and return (admin; the contract's guard has checked the role).
    * `expectedVersion`: apply only while the reservation is at this version (an If-Match compared with it).
    */
   async apply(
@@ -109,12 +137,22 @@ export class ReservationsService {
     await this.get(user, bookId, reservationId);
     const now = this.now();
     const result = await this.reservations
-      .transition(bookId, reservationId, transition, now, expectedVersion)
+      .transition(user.id, bookId, reservationId, transition, now, expectedVersion)
       .finally(() => this.expiry.madeReady(now));
     if (result.outcome === 'not_found') throw reservationNotFound(bookId, reservationId);
     if (result.outcome === 'version_changed') throw reservationChanged(reservationId);
-    if (result.outcome === 'illegal') throw illegalTransition(reservationId, result.current, transition);
+    if (result.outcome === 'refused') throw renewalRefused(reservationId, result.reason);
+    if (result.outcome === 'illegal') {
+      throw transition === 'renew'
+        ? notOnLoan(reservationId, result.current)
+        : illegalTransition(reservationId, result.current, transition);
+    }
     return result.reservation;
+  }
+
+  /** The overdue sweep: records the loans that became overdue since the last run (see recordOverdue). */
+  recordOverdue(): Promise<number> {
+    return this.reservations.recordOverdue(this.now());
   }
 
   /** Users see their own reservations; admins see everyone's, optionally one user's. */
@@ -127,6 +165,10 @@ export class ReservationsService {
       );
     }
     await this.expiry.beforeRead();
-    return this.reservations.page(isAdmin(user) ? filter : { ...filter, userId: user.id }, request);
+    return this.reservations.page(
+      isAdmin(user) ? filter : { ...filter, userId: user.id },
+      request,
+      this.now(),
+    );
   }
 }

@@ -89,7 +89,7 @@ export function adminBookRoutes({ page, books, render }: WebContext): void {
     async handler(request, reply) {
       const input = checked(request, reply, undefined);
       if ('refused' in input) return input.refused;
-      const book = await books.create(input.fields);
+      const book = await books.create(signedInUser(request), input.fields);
       return redirectWithFlash(
         request,
         reply,
@@ -159,8 +159,9 @@ export function adminBookRoutes({ page, books, render }: WebContext): void {
     access: 'deleteBook',
     params: parametersOf('deleteBook', 'path'),
     async handler(request, reply) {
-      const book = await books.get(signedInUser(request), request.params.id);
-      await books.delete(book.id);
+      const caller = signedInUser(request);
+      const book = await books.get(caller, request.params.id);
+      await books.delete(caller, book.id);
       return redirectWithFlash(
         request,
         reply,

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditService } from '../../modules/audit/audit.service.js';
 import type { BooksService } from '../../modules/books/books.service.js';
 import type { ReservationsService } from '../../modules/reservations/reservations.service.js';
 import type { UsersRepository } from '../../modules/users/users.repository.js';
@@ -26,6 +27,7 @@ export interface WebContext {
   page: ReturnType<typeof pageRoutes>;
   books: BooksService;
   reservations: ReservationsService;
+  audit: AuditService;
   users: UsersRepository;
   render: Render;
 }

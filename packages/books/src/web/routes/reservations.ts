@@ -9,7 +9,12 @@ import { redirectWithFlash } from '../../pages/forms.js';
 import { PATHS } from '../../pages/paths.js';
 import { displayName } from '../../pages/viewer.js';
 import { optionalParameter, parametersOf } from '../contract-rules.js';
-import { adminReservationsBody, myReservationsBody, type ReservationRow } from '../views/reservations.js';
+import {
+  adminReservationsBody,
+  myReservationsBody,
+  overdueLoansBody,
+  type ReservationRow,
+} from '../views/reservations.js';
 import type { WebContext } from './context.js';
 
 type ListQuery = OperationRequest<'listReservations'>['query'];
@@ -28,10 +33,13 @@ const DONE: Record<Transition, string> = {
   cancel: 'The reservation is cancelled.',
   collect: 'Marked collected.',
   return: 'Marked returned.',
+  renew: 'The loan is renewed.',
 };
 
 /** The query a list page keeps in its pager and forms (everything but the page number). */
-function keptQuery(values: Record<string, string | readonly string[] | number | undefined>): URLSearchParams {
+function keptQuery(
+  values: Record<string, string | readonly string[] | number | boolean | undefined>,
+): URLSearchParams {
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(values)) {
     if (value === undefined || name === 'page') continue;
@@ -122,10 +130,35 @@ export function reservationRoutes({ page, books, reservations, users, render }: 
     },
   });
 
+  page<ListQuery, unknown>({
+    method: 'GET',
+    url: PATHS.overdueLoans,
+    access: 'returnReservation',
+    query: parametersOf('listReservations', 'query'),
+    async handler(request, reply, flash) {
+      const user = signedInUser(request);
+      // The page's own order: the due date, oldest first (the longest overdue on top).
+      const paging = {
+        ...pageRequest(request.query),
+        sort: [{ property: 'dueAt' as const, direction: 'asc' as const }],
+      };
+      const { items, total } = await reservations.list(user, { overdue: true }, paging);
+      const body = overdueLoansBody({
+        viewer: render.viewer(request),
+        rows: await rows(user, items, true),
+        metadata: pageMetadata(paging, total),
+        path: PATHS.overdueLoans,
+        query: new URLSearchParams(),
+      });
+      return render(request, reply, { title: 'Overdue loans', current: PATHS.overdueLoans, flash, body });
+    },
+  });
+
   const operations = {
     cancel: 'cancelReservation',
     collect: 'collectReservation',
     return: 'returnReservation',
+    renew: 'renewReservation',
   } as const;
   for (const transition of Object.keys(operations) as Transition[]) {
     page<unknown, { bookId: string; reservationId: string }>({

@@ -3,8 +3,8 @@ import type { Reservation, Transition } from '../../modules/reservations/reserva
 import { html, type SafeHtml } from '../../pages/html.js';
 import type { Viewer } from '../../pages/layout.js';
 import { PATHS } from '../../pages/paths.js';
-import { availability, reservationDetail, statusWords, when } from '../text.js';
-import { postButton, transitionButtons } from './components.js';
+import { availability, when } from '../text.js';
+import { postButton, reservationStatus, transitionButtons } from './components.js';
 
 export interface BookView {
   viewer: Viewer;
@@ -29,11 +29,8 @@ function ownReservation({ viewer, book, reservation, transitions }: BookView): S
     return html`<section class="panel" aria-labelledby="yours"><h2 id="yours">Your reservation</h2>
 <p>You have not reserved this book.</p>${reserve}</section>`;
   }
-  const detail = reservationDetail(reservation);
   return html`<section class="panel" aria-labelledby="yours"><h2 id="yours">Your reservation</h2>
-<p class="status status-${reservation.status.toLowerCase()}"><strong>${statusWords(reservation.status)}</strong>${
-    detail === undefined ? '' : `: ${detail}`
-  }</p><p class="muted">Reserved ${when(reservation.reservedAt)}</p>${transitionButtons(viewer, reservation, transitions, here)}${reserve}</section>`;
+${reservationStatus(reservation)}<p class="muted">Reserved ${when(reservation.reservedAt)}</p>${transitionButtons(viewer, reservation, transitions, here)}${reserve}</section>`;
 }
 
 function adminTools({ viewer, book }: BookView): SafeHtml | undefined {

@@ -4,12 +4,23 @@ import { backField } from '../../pages/forms.js';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { csrfField, type Viewer } from '../../pages/layout.js';
 import { PATHS } from '../../pages/paths.js';
+import { reservationDetail, statusWords } from '../text.js';
 
 const TRANSITION_LABELS: Record<Transition, string> = {
   cancel: 'Cancel reservation',
   collect: 'Mark collected',
   return: 'Mark returned',
+  renew: 'Renew',
 };
+
+/** The reservation's state in words, with an Overdue mark on a loan past its due date. */
+export function reservationStatus(reservation: Reservation): SafeHtml {
+  const detail = reservationDetail(reservation);
+  const mark = reservation.overdue ? html` <strong class="overdue">Overdue</strong>` : '';
+  return html`<p class="status status-${reservation.status.toLowerCase()}"><strong>${statusWords(reservation.status)}</strong>${mark}${
+    detail === undefined ? '' : `: ${detail}`
+  }</p>`;
+}
 
 /** A button that posts a form (with the CSRF token and the page to come back to). */
 export function postButton(

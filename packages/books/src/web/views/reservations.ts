@@ -4,8 +4,8 @@ import type { Reservation, ReservationStatus, Transition } from '../../modules/r
 import { html, type SafeHtml } from '../../pages/html.js';
 import type { Viewer } from '../../pages/layout.js';
 import { PATHS } from '../../pages/paths.js';
-import { reservationDetail, statusWords, when } from '../text.js';
-import { pager, transitionButtons } from './components.js';
+import { when } from '../text.js';
+import { pager, reservationStatus, transitionButtons } from './components.js';
 
 export interface ReservationRow {
   reservation: Reservation;
@@ -27,16 +27,13 @@ export interface ReservationsView {
 
 function row(view: ReservationsView, { reservation, book, holder, transitions }: ReservationRow): SafeHtml {
   const here = view.query.size === 0 ? view.path : `${view.path}?${view.query.toString()}`;
-  const detail = reservationDetail(reservation);
   const title =
     book === undefined
       ? html`<span>A deleted book</span>`
       : html`<a href="${PATHS.book(book.id)}">${book.title}</a>`;
   return html`<li class="card"><h2>${title}</h2>${book && html`<p class="author">by ${book.author}</p>`}${
     holder && html`<p>Reserved by <strong>${holder}</strong></p>`
-  }<p class="status status-${reservation.status.toLowerCase()}"><strong>${statusWords(reservation.status)}</strong>${
-    detail === undefined ? '' : `: ${detail}`
-  }</p><p class="muted">Reserved ${when(reservation.reservedAt)}</p>${transitionButtons(view.viewer, reservation, transitions, here)}</li>`;
+  }${reservationStatus(reservation)}<p class="muted">Reserved ${when(reservation.reservedAt)}</p>${transitionButtons(view.viewer, reservation, transitions, here)}</li>`;
 }
 
 function list(view: ReservationsView, empty: string): SafeHtml {
@@ -72,4 +69,9 @@ export function adminReservationsBody(
   });
   return html`<h1>All reservations</h1>${book && html`<p>Of <a href="${PATHS.book(book.id)}">${book.title}</a> · <a href="${PATHS.adminReservations}">all books</a></p>`}
 <nav class="sort" aria-label="Status"><span>Show</span><ul>${filters}</ul></nav>${list(view, 'No reservations here.')}`;
+}
+
+/** The admin's overdue loans, longest overdue first, each with its Mark returned button. */
+export function overdueLoansBody(view: ReservationsView): SafeHtml {
+  return html`<h1>Overdue loans</h1><p>Loans past their due date, the longest overdue first.</p>${list(view, 'No loan is overdue.')}`;
 }
