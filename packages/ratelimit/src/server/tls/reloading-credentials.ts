@@ -20,7 +20,8 @@ export interface ReloadObserver {
   failed(error: Error): void;
 }
 
-function loadContextOptions(files: ServerTlsFiles): SecureContextOptions {
+/** The certificate, key and client CA as context options, checked by building a context from them. */
+export function loadContextOptions(files: ServerTlsFiles): SecureContextOptions {
   const options: SecureContextOptions = {
     cert: readFileSync(files.certFile),
     key: readFileSync(files.keyFile),
