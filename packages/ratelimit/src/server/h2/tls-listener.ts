@@ -58,8 +58,8 @@ export function createTlsListener(
       onSecure(socket);
     },
   );
-  // A failed handshake is the client's problem; the server goes on.
-  server.on('tlsClientError', () => {});
+  // A failed or timed-out handshake ends that connection only (Node leaves the socket open).
+  server.on('tlsClientError', (_error, socket) => socket.destroy());
   const reload = () => {
     try {
       server.setSecureContext(loadContextOptions(files));
