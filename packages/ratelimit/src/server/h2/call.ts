@@ -8,6 +8,13 @@ import { type CallStatus, Code, statusTrailers } from './status.js';
 const RESPONSE_HEADERS: OutgoingHttpHeaders = { ':status': 200, 'content-type': 'application/grpc' };
 const WITH_TRAILERS = { waitForTrailers: true };
 const END_STREAM = { endStream: true };
+const OK_TRAILERS = statusTrailers({ code: Code.OK });
+type Listener = Parameters<EventEmitter['on']>[1];
+
+/** The 'wantTrailers' listener of a unary answer: one function for all streams, no closure per call. */
+function sendOkTrailers(this: ServerHttp2Stream): void {
+  this.sendTrailers(OK_TRAILERS);
+}
 
 /**
  * One call on one HTTP/2 stream, with the members of grpc-js' server call objects that the
@@ -17,19 +24,21 @@ const END_STREAM = { endStream: true };
  * - the events 'data' and 'end' (request messages, bidirectional), 'cancelled' (the client reset
  *   the stream, the connection went, or the deadline passed) and 'close'.
  * The response headers go out with the first message; a call that ends before any message ends
- * with a trailers-only answer.
+ * with a trailers-only answer. The event emitter is made only for calls that use one (streaming
+ * handlers): a unary call answers through its callback and costs no emitter.
  */
-export class H2Call extends EventEmitter {
+export class H2Call {
   request: unknown;
   cancelled = false;
   readonly #stream: ServerHttp2Stream;
   readonly #headers: IncomingHttpHeaders;
   readonly #serialize: (message: never) => Buffer;
+  #events: EventEmitter | undefined;
   #metadata: Metadata | undefined;
   #responding = false;
   #done = false;
   #deadline: NodeJS.Timeout | undefined;
-  #trailers: OutgoingHttpHeaders | undefined;
+  #trailers: OutgoingHttpHeaders = OK_TRAILERS;
   #reset = false;
 
   constructor(
@@ -37,12 +46,9 @@ export class H2Call extends EventEmitter {
     headers: IncomingHttpHeaders,
     serialize: (message: never) => Buffer,
   ) {
-    super();
     this.#stream = stream;
     this.#headers = headers;
     this.#serialize = serialize;
-    // A handler that ends the call with an error emits it: grpc-js sends that status.
-    this.on('error', (status: CallStatus) => this.sendStatus(status));
   }
 
   get metadata(): Metadata {
@@ -53,6 +59,28 @@ export class H2Call extends EventEmitter {
   /** Whether the call has ended (its status sent, or cancelled): handlers stop writing. */
   get done(): boolean {
     return this.#done;
+  }
+
+  on(event: string, listener: Listener): this {
+    this.#emitter().on(event, listener);
+    return this;
+  }
+
+  once(event: string, listener: Listener): this {
+    this.#emitter().once(event, listener);
+    return this;
+  }
+
+  emit(event: string, ...args: unknown[]): boolean {
+    return this.#events?.emit(event, ...args) ?? false;
+  }
+
+  /**
+   * For streaming handlers: they end a call with an error by emitting it, and grpc-js sends that
+   * status. Unary handlers answer through their callback.
+   */
+  endOnError(): void {
+    this.on('error', (status: CallStatus) => this.sendStatus(status));
   }
 
   /** Ends the call with DEADLINE_EXCEEDED after `ms`, unless it has ended before. */
@@ -74,11 +102,13 @@ export class H2Call extends EventEmitter {
     if (this.#done) return;
     this.#done = true;
     clearTimeout(this.#deadline);
-    if (this.#stream.destroyed) return;
+    const stream = this.#stream;
+    if (stream.destroyed) return;
     const bytes = frame(this.#serialize(message as never));
-    this.#trailers = statusTrailers({ code: Code.OK });
-    this.#respond();
-    this.#stream.end(bytes);
+    this.#responding = true;
+    stream.respond(RESPONSE_HEADERS, WITH_TRAILERS);
+    stream.once('wantTrailers', sendOkTrailers);
+    stream.end(bytes);
   }
 
   end(): void {
@@ -116,15 +146,19 @@ export class H2Call extends EventEmitter {
     this.emit('cancelled');
   }
 
+  #emitter(): EventEmitter {
+    this.#events ??= new EventEmitter();
+    return this.#events;
+  }
+
+  /** The response headers of a streaming call, before its first message. */
   #respond(): void {
     if (this.#responding) return;
     this.#responding = true;
     this.#stream.respond(RESPONSE_HEADERS, WITH_TRAILERS);
-    this.#stream.once('wantTrailers', this.#sendTrailers);
+    this.#stream.once('wantTrailers', () => {
+      this.#stream.sendTrailers(this.#trailers);
+      if (this.#reset) this.#stream.close();
+    });
   }
-
-  readonly #sendTrailers = (): void => {
-    this.#stream.sendTrailers(this.#trailers ?? statusTrailers({ code: Code.OK }));
-    if (this.#reset) this.#stream.close();
-  };
 }

@@ -26,7 +26,8 @@ export function frame(message: Uint8Array): Buffer {
 export class MessageReader {
   readonly #maxMessageBytes: number;
   readonly #encoding: Encoding;
-  readonly #prefix = Buffer.allocUnsafe(PREFIX_BYTES);
+  /** A prefix split across chunks is gathered here (allocated the first time one is). */
+  #prefix: Buffer | undefined;
   #prefixFill = 0;
   #body: Buffer | undefined;
   #bodyFill = 0;
@@ -59,14 +60,16 @@ export class MessageReader {
             continue;
           }
         } else {
+          this.#prefix ??= Buffer.allocUnsafe(PREFIX_BYTES);
+          const prefix = this.#prefix;
           const taken = Math.min(PREFIX_BYTES - this.#prefixFill, chunk.length - at);
-          chunk.copy(this.#prefix, this.#prefixFill, at, at + taken);
+          chunk.copy(prefix, this.#prefixFill, at, at + taken);
           this.#prefixFill += taken;
           at += taken;
           if (this.#prefixFill < PREFIX_BYTES) break;
           this.#prefixFill = 0;
-          length = this.#prefix.readUInt32BE(1);
-          const problem = this.#startMessage(this.#prefix[0] as number, length);
+          length = prefix.readUInt32BE(1);
+          const problem = this.#startMessage(prefix[0] as number, length);
           if (problem) return problem;
         }
         this.#body = Buffer.allocUnsafe(length);

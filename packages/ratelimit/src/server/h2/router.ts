@@ -105,13 +105,18 @@ export class GrpcRouter {
       return;
     }
     const call = new H2Call(stream, headers, route.serialize);
-    if (timeoutMs !== undefined && timeoutMs < MAX_TIMER_MS) call.setDeadline(timeoutMs);
+    const deadline = timeoutMs !== undefined && timeoutMs < MAX_TIMER_MS;
+    if (deadline) call.setDeadline(timeoutMs);
     // A stream that closes before the call has sent its status was cancelled (RST_STREAM, or the
-    // connection went).
-    stream.once('close', () => {
-      if (!call.done) call.cancel();
-      call.emit('close');
-    });
+    // connection went). Only streaming handlers listen for that; a unary call needs it only to
+    // stop its deadline timer (its late answer finds the stream destroyed and goes nowhere).
+    if (route.kind !== 'unary' || deadline) {
+      stream.once('close', () => {
+        if (!call.done) call.cancel();
+        call.emit('close');
+      });
+    }
+    if (route.kind !== 'unary') call.endOnError();
     const reader = new MessageReader(this.#maxMessageBytes, encoding);
     if (route.kind === 'bidi') readStream(stream, reader, route, call);
     else readOne(stream, reader, route, call);
