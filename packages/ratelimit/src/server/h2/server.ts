@@ -144,18 +144,25 @@ export class H2GrpcServer implements GrpcTransport {
     }
     const keepaliveTimeMs = options.keepaliveTimeMs ?? KEEPALIVE_TIME_MS;
     const keepaliveTimeoutMs = options.keepaliveTimeoutMs ?? KEEPALIVE_TIMEOUT_MS;
+    // One PING at a time: the next goes out only after the last was answered.
+    let unanswered: NodeJS.Timeout | undefined;
     const keepalive = setInterval(() => {
-      if (session.closed || session.destroyed) return;
-      const unanswered = later(keepaliveTimeoutMs, () =>
-        session.destroy(undefined, constants.NGHTTP2_NO_ERROR),
+      if (session.closed || session.destroyed || unanswered) return;
+      unanswered = setTimeout(
+        () => session.destroy(undefined, constants.NGHTTP2_NO_ERROR),
+        keepaliveTimeoutMs,
       );
+      unanswered.unref();
       session.ping((error) => {
-        if (!error) clearTimeout(unanswered);
+        if (error) return;
+        clearTimeout(unanswered);
+        unanswered = undefined;
       });
     }, keepaliveTimeMs).unref();
     session.once('close', () => {
       this.#sessions.delete(session);
       clearInterval(keepalive);
+      clearTimeout(unanswered);
       for (const timer of timers) clearTimeout(timer);
     });
   }
