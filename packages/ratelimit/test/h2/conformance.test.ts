@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import type { ClientHttp2Session } from 'node:http2';
 import { after, before, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
+import { Client, credentials } from '@grpc/grpc-js';
 import type { CounterStore } from '../../src/backends/store.js';
 import { StoreError } from '../../src/errors.js';
 import { metadataFromHeaders } from '../../src/server/h2/metadata.js';
@@ -99,6 +100,26 @@ describe('h2 transport conformance (PROTOCOL-HTTP2.md)', () => {
     const answer = await rawRequest(session, { 'grpc-encoding': 'gzip' }, [Buffer.concat([prefix, message])]);
     assert.equal(answer.status, OK);
     assert.equal(decodeResponse(answer.body.subarray(5)).overallCode, 'OK');
+  });
+
+  test('grpc-js with gzip as its default compression: its compressed calls are answered', async () => {
+    const client = new Client(`127.0.0.1:${server.server.ports.grpc}`, credentials.createInsecure(), {
+      'grpc.default_compression_algorithm': 2,
+    });
+    try {
+      const reply = await new Promise<Buffer>((resolve, reject) =>
+        client.makeUnaryRequest(
+          RLS_PATH,
+          (value: Buffer) => value,
+          (bytes: Buffer) => bytes,
+          requestBytes('d', 'k', 'grpc-js-gzip'),
+          (error, value) => (error ? reject(error) : resolve(value as Buffer)),
+        ),
+      );
+      assert.equal(decodeResponse(reply).overallCode, 'OK');
+    } finally {
+      client.close();
+    }
   });
 
   test('an unsupported grpc-encoding is UNIMPLEMENTED with grpc-accept-encoding, trailers-only', async () => {
