@@ -241,3 +241,13 @@ test('GRPC_HANDSHAKE_TIMEOUT bounds the TLS handshake too', async (t) => {
   const held = Date.now() - started;
   assert.ok(held >= 250 && held < 5000, `held ${held} ms`);
 });
+
+test('unreadable TLS files are a clear settings error when the server binds', async () => {
+  const { server } = serverWith({
+    tls: { certFile: '/nonexistent/cert.pem', keyFile: '/nonexistent/key.pem' },
+  });
+  await assert.rejects(
+    server.bind('127.0.0.1:0'),
+    /GRPC_SERVER_TLS_CERT: cannot load the gRPC server certificate '\/nonexistent\/cert.pem'/,
+  );
+});

@@ -61,7 +61,7 @@ export class H2GrpcServer implements GrpcTransport {
     this.#router.addService(definition, implementation);
   }
 
-  bind(address: string): Promise<number> {
+  async bind(address: string): Promise<number> {
     const tls = this.#options.tls;
     let listener: NetServer;
     if (tls) {

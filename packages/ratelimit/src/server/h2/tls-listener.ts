@@ -1,10 +1,10 @@
 import { unwatchFile, watchFile } from 'node:fs';
 import type { Socket } from 'node:net';
 import { createServer, type Server, type TLSSocket } from 'node:tls';
-import { SettingsError } from '../../errors.js';
 import { dnsNames } from '../tls/client-san.js';
 import {
   loadContextOptions,
+  loadInitialContextOptions,
   type ReloadObserver,
   type ServerTlsFiles,
 } from '../tls/reloading-credentials.js';
@@ -29,17 +29,7 @@ export function createTlsListener(
   options: TlsListenerOptions,
   onSecure: (socket: Socket) => void,
 ): { readonly server: Server; close(): void } {
-  let initial: ReturnType<typeof loadContextOptions>;
-  try {
-    initial = loadContextOptions(files);
-  } catch (error) {
-    throw new SettingsError(
-      'GRPC_SERVER_TLS_CERT',
-      `cannot load the gRPC server certificate '${files.certFile}' and key '${files.keyFile}'${
-        files.clientCaFile ? ` and client CA '${files.clientCaFile}'` : ''
-      }: ${(error as Error).message}`,
-    );
-  }
+  const initial = loadInitialContextOptions(files);
   const mutual = Boolean(files.clientCaFile);
   const san = mutual ? files.clientSan || undefined : undefined;
   const server = createServer(

@@ -32,6 +32,20 @@ export function loadContextOptions(files: ServerTlsFiles): SecureContextOptions 
   return options;
 }
 
+/** The files at startup: one that does not load is a settings error, which stops the start. */
+export function loadInitialContextOptions(files: ServerTlsFiles): SecureContextOptions {
+  try {
+    return loadContextOptions(files);
+  } catch (error) {
+    throw new SettingsError(
+      'GRPC_SERVER_TLS_CERT',
+      `cannot load the gRPC server certificate '${files.certFile}' and key '${files.keyFile}'${
+        files.clientCaFile ? ` and client CA '${files.clientCaFile}'` : ''
+      }: ${(error as Error).message}`,
+    );
+  }
+}
+
 /**
  * gRPC server TLS whose certificate, key and client CA are re-read when the files change, so new
  * handshakes see a rotated certificate within about one poll interval and no restart is needed.
@@ -46,17 +60,7 @@ export class ReloadingServerCredentials extends ServerCredentials {
   readonly #interceptors: ServerInterceptor[];
 
   constructor(files: ServerTlsFiles, options: { pollIntervalMs?: number; observer?: ReloadObserver } = {}) {
-    let initial: SecureContextOptions;
-    try {
-      initial = loadContextOptions(files);
-    } catch (error) {
-      throw new SettingsError(
-        'GRPC_SERVER_TLS_CERT',
-        `cannot load the gRPC server certificate '${files.certFile}' and key '${files.keyFile}'${
-          files.clientCaFile ? ` and client CA '${files.clientCaFile}'` : ''
-        }: ${(error as Error).message}`,
-      );
-    }
+    const initial = loadInitialContextOptions(files);
     const mutual = files.clientCaFile !== undefined && files.clientCaFile !== '';
     super({ requestCert: mutual, rejectUnauthorized: mutual }, initial);
     this.#files = files;
