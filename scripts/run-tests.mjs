@@ -3,7 +3,7 @@
 // without a file list finds no .ts tests. One invocation, so the run ends with one summary, then
 // with the ten slowest files and the run's wall time, and last with a block that names every skipped suite
 // and test and why.
-// Usage: node scripts/run-tests.mjs [packages/<name> ...]   (default: every package and test/)
+// Usage: node scripts/run-tests.mjs [packages/<name> | <file>.test.ts ...]   (default: every package and test/)
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,7 +29,10 @@ const packages =
     ? process.argv.slice(2).map((p) => resolve(root, p))
     : [...readdirSync(join(root, 'packages')).map((name) => join(root, 'packages', name)), root];
 
-const files = packages.flatMap((pkg) => testFiles(join(pkg, 'test'))).sort();
+// A test file given by name runs by itself; a package runs every test file under its test/.
+const files = packages
+  .flatMap((pkg) => (existsSync(pkg) && statSync(pkg).isFile() ? [pkg] : testFiles(join(pkg, 'test'))))
+  .sort();
 if (files.length === 0) {
   console.error(`no test files under ${packages.map((p) => relative(root, p)).join(', ')}`);
   process.exit(1);

@@ -19,7 +19,8 @@ wait_port() {
   fail "$name did not start listening on 127.0.0.1:$port"
 }
 
-ensure_packages redis-server redis-tools memcached postgresql postgresql-client nghttp2-client wrk openssl
+# python3-grpcio: the C-core gRPC client of the rate limit service's grpcio test.
+ensure_packages redis-server redis-tools memcached postgresql postgresql-client nghttp2-client wrk openssl python3-grpcio
 
 if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
   say "starting redis-server on 127.0.0.1:6379"

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
+import type { ServerCredentials } from '@grpc/grpc-js';
 import type { DemandStore } from './backends/demand.js';
 import { createDemandStore, createStore, storeCapabilities } from './backends/index.js';
 import type { CounterStore } from './backends/store.js';
@@ -15,13 +15,15 @@ import { startTracing } from './observability/tracing.js';
 import { createConfigProvider } from './provider/index.js';
 import type { ConfigProvider } from './provider/provider.js';
 import { createDebugServer } from './server/debug.js';
-import { bindGrpc, createGrpcServer, endHealthWatches } from './server/grpc.js';
-import { boundGrpcHandshakes } from './server/grpc-handshake.js';
+import { addGrpcServices, endHealthWatches } from './server/grpc.js';
+import { grpcJsTransport } from './server/grpc-js-transport.js';
+import type { GrpcTransport } from './server/grpc-transport.js';
+import { H2GrpcServer } from './server/h2/server.js';
 import { HealthModel } from './server/health.js';
 import { createHttpServer } from './server/http.js';
 import { addQuotaService } from './server/rlqs.js';
 import { ReloadingServerCredentials } from './server/tls/reloading-credentials.js';
-import { grpcServerCredentials } from './server/tls/server-credentials.js';
+import { grpcServerCredentials, tlsReloadLog } from './server/tls/server-credentials.js';
 import { QuotaService } from './service/quota-service.js';
 import { RateLimitService } from './service/ratelimit-service.js';
 import type { Settings } from './settings.js';
@@ -37,7 +39,7 @@ export interface StartOverrides {
   readonly log?: Logger;
   /** Defaults to the provider CONFIG_TYPE selects (FILE or GRPC_XDS_SOTW). */
   readonly provider?: ConfigProvider;
-  /** Defaults to what GRPC_SERVER_USE_TLS and friends select. */
+  /** GRPC_TRANSPORT=grpc-js only: defaults to what GRPC_SERVER_USE_TLS and friends select. */
   readonly grpcCredentials?: ServerCredentials;
 }
 
@@ -86,8 +88,6 @@ async function start(
   closers.push(() => stats.close());
   // Exactly one sink (or none with DISABLE_STATS); a bad stats setting stops startup here.
   stats.addSink(await createStatSink(settings.stats.sink, log));
-  const grpcCredentials = overrides.grpcCredentials ?? grpcServerCredentials(settings.grpc.tls, log);
-  if (grpcCredentials instanceof ReloadingServerCredentials) closers.push(() => grpcCredentials.close());
   const tracing = await startTracing(settings.tracing);
   closers.push(() => tracing.shutdown());
   const untracedStore =
@@ -125,7 +125,8 @@ async function start(
   const service = new RateLimitService(config, limiter, stats, settings.service);
 
   const provider = overrides.provider ?? (await createConfigProvider(settings.config, log));
-  const grpcServer = createGrpcServer(service, health, stats, settings.grpc);
+  const grpcServer = createGrpcTransport(settings, overrides, log, closers);
+  addGrpcServices(grpcServer, service, health, stats, settings.grpc.maxDescriptors);
   const quota = settings.rlqs.enabled
     ? startQuotaService(settings, { config, stats, log, grpcServer, closers, clock }, overrides.demandStore)
     : undefined;
@@ -150,10 +151,7 @@ async function start(
   const grpcAddress = settings.grpc.uds
     ? `unix:${settings.grpc.uds}`
     : joinHostPort(settings.grpc.host, settings.grpc.port);
-  const grpcPort = await bindGrpc(grpcServer, grpcAddress, grpcCredentials);
-  if (!boundGrpcHandshakes(grpcServer, settings.grpc.handshakeTimeoutMs)) {
-    log.warn('GRPC_HANDSHAKE_TIMEOUT is not applied: this grpc-js version hides its HTTP/2 servers');
-  }
+  const grpcPort = await grpcServer.bind(grpcAddress);
   const ports = {
     grpc: grpcPort,
     http: await listen(httpServer, settings.http.host, settings.http.port),
@@ -198,7 +196,7 @@ function startQuotaService(
     config: ConfigHolder;
     stats: StatStore;
     log: Logger;
-    grpcServer: GrpcServer;
+    grpcServer: GrpcTransport;
     closers: Closers;
     clock: Clock;
   },
@@ -220,6 +218,22 @@ function startQuotaService(
   addQuotaService(parts.grpcServer, quota, parts.stats);
   quota.start();
   return quota;
+}
+
+/** The gRPC server GRPC_TRANSPORT selects, with the TLS GRPC_SERVER_USE_TLS and friends select. */
+function createGrpcTransport(
+  settings: Settings,
+  overrides: StartOverrides,
+  log: Logger,
+  closers: Closers,
+): GrpcTransport {
+  const grpc = settings.grpc;
+  if (grpc.transport === 'h2') {
+    return new H2GrpcServer({ ...grpc, tlsObserver: grpc.tls && tlsReloadLog(grpc.tls.certFile, log) });
+  }
+  const credentials = overrides.grpcCredentials ?? grpcServerCredentials(grpc.tls, log);
+  if (credentials instanceof ReloadingServerCredentials) closers.push(() => credentials.close());
+  return grpcJsTransport(grpc, credentials, log);
 }
 
 /** Stop functions of what has started, run last to first; one that fails does not keep the others from running. */
@@ -260,7 +274,7 @@ function listen(server: HttpServer, host: string, port: number): Promise<number>
 /** How long a graceful stop waits for in-flight calls and idle keep-alive clients. */
 const GRACEFUL_STOP_MS = 10_000;
 
-function stopGrpc(server: GrpcServer, graceful: boolean): Promise<void> {
+function stopGrpc(server: GrpcTransport, graceful: boolean): Promise<void> {
   if (!graceful) {
     server.forceShutdown();
     return Promise.resolve();

@@ -98,9 +98,12 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       host: read.string('GRPC_HOST', '0.0.0.0'),
       port: read.port('GRPC_PORT', 8081),
       uds: read.string('GRPC_UDS', ''),
+      transport: read.oneOf('GRPC_TRANSPORT', 'grpc-js', ['grpc-js', 'h2']),
       maxConnectionAgeMs: read.duration('GRPC_MAX_CONNECTION_AGE', '24h'),
       maxConnectionAgeGraceMs: read.duration('GRPC_MAX_CONNECTION_AGE_GRACE', '1h'),
       handshakeTimeoutMs: read.duration('GRPC_HANDSHAKE_TIMEOUT', '120s'),
+      // grpc-go's default receive limit, which the reference keeps.
+      maxReceiveMessageBytes: 4 * 1024 * 1024,
       maxDescriptors,
       tls: readGrpcTls(read),
     },

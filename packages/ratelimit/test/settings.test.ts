@@ -60,6 +60,12 @@ test('defaults follow the reference, with the project decisions', () => {
     lingering: { timeMs: 30_000, maxBytes: 16 * 1024 * 1024 },
   });
   assert.equal(settings.grpc.handshakeTimeoutMs, 120_000);
+  assert.equal(settings.grpc.transport, 'grpc-js');
+  assert.equal(readSettings({ GRPC_TRANSPORT: 'h2' }).grpc.transport, 'h2');
+  assert.throws(
+    () => readSettings({ GRPC_TRANSPORT: 'quic' }),
+    /GRPC_TRANSPORT: 'quic' is not one of grpc-js, h2/,
+  );
   assert.equal(settings.shutdownDrainMs, 0);
   assert.throws(
     () => readSettings({ HTTP_HEADERS_TIMEOUT: '1m', HTTP_REQUEST_TIMEOUT: '30s' }),

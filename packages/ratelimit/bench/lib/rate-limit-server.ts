@@ -12,23 +12,18 @@ export async function ports(): Promise<Ports> {
   return { http: await freePort(), grpc: await freePort(), debug: await freePort() };
 }
 
-/**
- * The rate limit server (bin/ratelimit), or with `h2Port` the same server plus the prototype gRPC
- * transport on node:http2 on that port (bench/servers/ratelimit-h2).
- */
+/** The rate limit server (bin/ratelimit); `backend` may also pick the gRPC transport (GRPC_TRANSPORT). */
 export function rateLimitServer(
   name: string,
   runtimeRoot: string,
   p: Ports,
   backend: Record<string, string>,
   cpuProfileDir: string | undefined,
-  h2Port?: number,
 ): Promise<ServerProcess> {
   return startServerProcess({
     name,
-    script: h2Port === undefined ? 'bin/ratelimit' : 'bench/servers/ratelimit-h2',
-    args: h2Port === undefined ? [] : [String(h2Port)],
-    ports: h2Port === undefined ? [p.http, p.grpc, p.debug] : [p.http, p.grpc, p.debug, h2Port],
+    script: 'bin/ratelimit',
+    ports: [p.http, p.grpc, p.debug],
     cpuProfileDir,
     env: rateLimitEnv(runtimeRoot, p, backend),
   });

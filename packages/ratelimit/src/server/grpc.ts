@@ -1,8 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import {
   type MethodDefinition,
-  Server,
-  type ServerCredentials,
   type ServerUnaryCall,
   type ServerWritableStream,
   type ServiceDefinition,
@@ -17,14 +15,17 @@ import { STAT } from '../stats/names.js';
 import type { StatStore } from '../stats/store.js';
 import { encodeRateLimitResponseProto } from './grpc-codec.js';
 import { checkRequestBytes, type RequestProblem } from './grpc-request-check.js';
+import type { GrpcTransport } from './grpc-transport.js';
 import type { HealthModel } from './health.js';
 
 export interface GrpcServerOptions {
-  /** GRPC_MAX_CONNECTION_AGE in ms; grpc-js adds the ±10% jitter. */
+  /** GRPC_TRANSPORT: grpc-js, or the node:http2 transport of h2/. */
+  readonly transport: 'grpc-js' | 'h2';
+  /** GRPC_MAX_CONNECTION_AGE in ms; the transport adds ±10% jitter. */
   readonly maxConnectionAgeMs: number;
   readonly maxConnectionAgeGraceMs: number;
   /** The reference's grpc-go default receive limit is 4 MiB. */
-  readonly maxReceiveMessageBytes?: number;
+  readonly maxReceiveMessageBytes: number;
   /** MAX_DESCRIPTORS_PER_REQUEST: requests with more are refused before they are decoded. */
   readonly maxDescriptors: number;
 }
@@ -33,22 +34,18 @@ export interface GrpcServerOptions {
 export const HEALTH_SERVICE_NAME = 'ratelimit';
 
 /**
- * The gRPC server: envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit and
+ * The gRPC services on `server`: envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit and
  * grpc.health.v1.Health, with the `ratelimit_server.<Method>.*` stats of the reference's
  * unary interceptor.
  */
-export function createGrpcServer(
+export function addGrpcServices(
+  server: GrpcTransport,
   service: RateLimitService,
   health: HealthModel,
   stats: StatStore,
-  options: GrpcServerOptions,
-): Server {
+  maxDescriptors: number,
+): void {
   const protos = loadProtos();
-  const server = new Server({
-    'grpc.max_connection_age_ms': options.maxConnectionAgeMs,
-    'grpc.max_connection_age_grace_ms': options.maxConnectionAgeGraceMs,
-    'grpc.max_receive_message_length': options.maxReceiveMessageBytes ?? 4 * 1024 * 1024,
-  });
   const rlsRequests = stats.counter(`${STAT.serverRoot}ShouldRateLimit.total_requests`);
   const rlsTime = stats.timer(`${STAT.serverRoot}ShouldRateLimit.response_time`);
   const checkRequests = stats.counter(`${STAT.serverRoot}Check.total_requests`);
@@ -72,10 +69,10 @@ export function createGrpcServer(
       });
     } else {
       // The same answer as the service's own check of the decoded request.
-      fail(callback, started, service.refuse(tooManyDescriptors(options.maxDescriptors)));
+      fail(callback, started, service.refuse(tooManyDescriptors(maxDescriptors)));
     }
   };
-  server.addService(withCodecs(protos.rateLimitService.service, options.maxDescriptors), {
+  server.addService(withCodecs(protos.rateLimitService.service, maxDescriptors), {
     // Not async: with the memory store the answer is there at once and no promise is made.
     ShouldRateLimit(
       call: ServerUnaryCall<RateLimitRequest, unknown>,
@@ -122,17 +119,16 @@ export function createGrpcServer(
   });
   const watches = new Set<ServerWritableStream<{ service: string }, unknown>>();
   healthWatches.set(server, watches);
-  return server;
 }
 
 /** Each server's open Health/Watch streams, which only end when the client or the server ends them. */
-const healthWatches = new WeakMap<Server, Set<ServerWritableStream<{ service: string }, unknown>>>();
+const healthWatches = new WeakMap<GrpcTransport, Set<ServerWritableStream<{ service: string }, unknown>>>();
 
 /**
  * Ends the open Health/Watch streams (after their last NOT_SERVING): a graceful stop waits for
  * every open call, and these never finish on their own.
  */
-export function endHealthWatches(server: Server): void {
+export function endHealthWatches(server: GrpcTransport): void {
   for (const call of healthWatches.get(server) ?? []) call.end();
 }
 
@@ -163,13 +159,6 @@ function healthStatus(name: string, health: HealthModel): 'SERVING' | 'NOT_SERVI
   if (name === '') return 'SERVING';
   if (name === HEALTH_SERVICE_NAME) return health.isHealthy() ? 'SERVING' : 'NOT_SERVING';
   return undefined;
-}
-
-/** Binds and resolves to the bound port (0 for a unix socket). */
-export function bindGrpc(server: Server, address: string, credentials: ServerCredentials): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.bindAsync(address, credentials, (error, port) => (error ? reject(error) : resolve(port)));
-  });
 }
 
 /**

@@ -1,9 +1,10 @@
-import { type Server, type ServerDuplexStream, type ServiceDefinition, status } from '@grpc/grpc-js';
+import { type ServerDuplexStream, type ServiceDefinition, status } from '@grpc/grpc-js';
 import { isTracingActive, SpanKind, withSpan } from '../observability/spans.js';
 import { type BucketAction, QuotaStreamError, type UsageReport } from '../service/quota-messages.js';
 import type { QuotaService, QuotaStream } from '../service/quota-service.js';
 import { STAT } from '../stats/names.js';
 import type { StatStore } from '../stats/store.js';
+import type { GrpcTransport } from './grpc-transport.js';
 import { type DecodedReport, decodeReport, encodeResponse } from './rlqs-codec.js';
 
 export const RLQS_SERVICE = 'envoy.service.rate_limit_quota.v3.RateLimitQuotaService';
@@ -35,7 +36,7 @@ const CODES = { INVALID_ARGUMENT: status.INVALID_ARGUMENT, RESOURCE_EXHAUSTED: s
  * are taken one after the other, in order; a malformed report or a bound past its setting ends
  * that stream only, with INVALID_ARGUMENT or RESOURCE_EXHAUSTED.
  */
-export function addQuotaService(server: Server, quota: QuotaService, stats: StatStore): void {
+export function addQuotaService(server: GrpcTransport, quota: QuotaService, stats: StatStore): void {
   const invalidReports = stats.counter(`${STAT.serverRoot}${METHOD}.invalid_reports`);
   const streamsTotal = stats.counter(`${STAT.serverRoot}${METHOD}.total_requests`);
   server.addService(DEFINITION, {

@@ -24,9 +24,13 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-/** Settings for a memory-store server on free loopback ports, reading config under `runtimeRoot/ratelimit`. */
+/**
+ * Settings for a memory-store server on free loopback ports, reading config under `runtimeRoot/ratelimit`,
+ * on the gRPC transport of the test run's GRPC_TRANSPORT (CI runs the gRPC tests under each).
+ */
 export function loopbackEnv(runtimeRoot: string): Record<string, string> {
   return {
+    ...(process.env.GRPC_TRANSPORT ? { GRPC_TRANSPORT: process.env.GRPC_TRANSPORT } : {}),
     BACKEND_TYPE: 'memory',
     HOST: '127.0.0.1',
     PORT: '0',

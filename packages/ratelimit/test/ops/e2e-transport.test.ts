@@ -45,7 +45,10 @@ test('GRPC_SERVER_USE_TLS with mTLS: trusted clients pass, no certificate or the
   const response = await trusted.shouldRateLimit(request('d', ['k=v']));
   assert.equal(response.overallCode, 'OK');
   await assert.rejects(anonymous.shouldRateLimit(request('d', ['k=v'])), { code: status.UNAVAILABLE });
-  await assert.rejects(wrongSan.shouldRateLimit(request('d', ['k=v'])), { code: status.UNAUTHENTICATED });
+  // grpc-js has no hook inside the handshake, so it refuses each call of the wrong SAN; the h2
+  // transport cuts the connection at the end of the handshake, so the client never connects.
+  const wrongSanCode = process.env.GRPC_TRANSPORT === 'h2' ? status.UNAVAILABLE : status.UNAUTHENTICATED;
+  await assert.rejects(wrongSan.shouldRateLimit(request('d', ['k=v'])), { code: wrongSanCode });
 
   // The CLI client's TLS flags reach the same server.
   const { stdout } = await run(process.execPath, [

@@ -20,7 +20,8 @@ export interface ReloadObserver {
   failed(error: Error): void;
 }
 
-function loadContextOptions(files: ServerTlsFiles): SecureContextOptions {
+/** The certificate, key and client CA as context options, checked by building a context from them. */
+export function loadContextOptions(files: ServerTlsFiles): SecureContextOptions {
   const options: SecureContextOptions = {
     cert: readFileSync(files.certFile),
     key: readFileSync(files.keyFile),
@@ -29,6 +30,20 @@ function loadContextOptions(files: ServerTlsFiles): SecureContextOptions {
   // Parses and pairs cert and key now, so a half-written rotation is caught here, not in a handshake.
   createSecureContext(options);
   return options;
+}
+
+/** The files at startup: one that does not load is a settings error, which stops the start. */
+export function loadInitialContextOptions(files: ServerTlsFiles): SecureContextOptions {
+  try {
+    return loadContextOptions(files);
+  } catch (error) {
+    throw new SettingsError(
+      'GRPC_SERVER_TLS_CERT',
+      `cannot load the gRPC server certificate '${files.certFile}' and key '${files.keyFile}'${
+        files.clientCaFile ? ` and client CA '${files.clientCaFile}'` : ''
+      }: ${(error as Error).message}`,
+    );
+  }
 }
 
 /**
@@ -45,17 +60,7 @@ export class ReloadingServerCredentials extends ServerCredentials {
   readonly #interceptors: ServerInterceptor[];
 
   constructor(files: ServerTlsFiles, options: { pollIntervalMs?: number; observer?: ReloadObserver } = {}) {
-    let initial: SecureContextOptions;
-    try {
-      initial = loadContextOptions(files);
-    } catch (error) {
-      throw new SettingsError(
-        'GRPC_SERVER_TLS_CERT',
-        `cannot load the gRPC server certificate '${files.certFile}' and key '${files.keyFile}'${
-          files.clientCaFile ? ` and client CA '${files.clientCaFile}'` : ''
-        }: ${(error as Error).message}`,
-      );
-    }
+    const initial = loadInitialContextOptions(files);
     const mutual = files.clientCaFile !== undefined && files.clientCaFile !== '';
     super({ requestCert: mutual, rejectUnauthorized: mutual }, initial);
     this.#files = files;
