@@ -1,6 +1,7 @@
 // The RLQS benchmark section: `npm run bench:rlqs -w packages/ratelimit` runs it alone; `npm run
 // bench` runs it too and appends it to bench/RESULTS.md. 1,000 streams × 10 buckets reporting
-// every second on the memory store and on Redis, each next to ShouldRateLimit paced at the same
+// every second on the memory store and on Redis, on each gRPC transport (GRPC_TRANSPORT=grpc-js and
+// h2), each next to ShouldRateLimit paced at the same
 // number of decisions (10,000 calls a second of one descriptor each) on the same server.
 // BENCH_CPU_PROF=<dir> writes CPU profiles of the servers there.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -19,6 +20,7 @@ import { BUCKETS_PER_STREAM, measureRlqs, RLQS_CONFIG, type RlqsResult, STREAMS 
 const RLS_PATH = '/envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit';
 const DECISIONS_PER_SECOND = STREAMS * BUCKETS_PER_STREAM;
 const PACED_CLIENTS = 32;
+const TRANSPORTS = ['grpc-js', 'h2'] as const;
 const RLS_SECONDS = 10;
 /** Where Redis runs: as for the ShouldRateLimit Redis rows of `npm run bench` (bench/run.ts), which this section is part of. */
 export const REDIS_CORE = LOAD_CORE;
@@ -77,22 +79,26 @@ export async function rlqsSection(redisAddress: string): Promise<string> {
       ['memory', { BACKEND_TYPE: 'memory' }],
       ['Redis', { BACKEND_TYPE: 'redis', REDIS_URL: redisAddress }],
     ] as const) {
-      process.stderr.write(`bench: RLQS, ${store}\n`);
-      const p = await ports();
-      const server = await rateLimitServer(
-        `rlqs-${store}`,
-        work,
-        p,
-        { ...backend, RLQS_ENABLED: 'true' },
-        process.env.BENCH_CPU_PROF,
-      );
-      try {
-        const rlqs = await measureRlqs(server, p.grpc);
-        const rls = await shouldRateLimitPaced(server, p.grpc, frame);
-        rlsCommand = rls.command;
-        rows.push(rlqsRow(store, rlqs, rls), rlsRow(store, rls));
-      } finally {
-        await server.stop();
+      // Each store on both gRPC transports, in turns: the streams are carried by the transport.
+      for (const transport of TRANSPORTS) {
+        const label = `${store}, ${transport}`;
+        process.stderr.write(`bench: RLQS, ${label}\n`);
+        const p = await ports();
+        const server = await rateLimitServer(
+          `rlqs-${store}-${transport}`,
+          work,
+          p,
+          { ...backend, RLQS_ENABLED: 'true', GRPC_TRANSPORT: transport },
+          process.env.BENCH_CPU_PROF,
+        );
+        try {
+          const rlqs = await measureRlqs(server, p.grpc);
+          const rls = await shouldRateLimitPaced(server, p.grpc, frame);
+          rlsCommand = rls.command;
+          rows.push(rlqsRow(label, rlqs, rls), rlsRow(label, rls));
+        } finally {
+          await server.stop();
+        }
       }
     }
     return [
@@ -102,7 +108,8 @@ export async function rlqsSection(redisAddress: string): Promise<string> {
       '',
       `${STREAMS} grpc-js streams on 50 channels, each reporting ${BUCKETS_PER_STREAM} buckets once a second (staggered over the`,
       'second), every bucket shared by 10 streams, one report in 50 surging one bucket (20 a second, from a few requests a second',
-      'to 500, back on the next report); the server on core 0 with its defaults (RLQS_REBALANCE_INTERVAL=1s, RLQS_ASSIGNMENT_TTL=60s).',
+      'to 500, back on the next report); the server on core 0 with its defaults (RLQS_REBALANCE_INTERVAL=1s, RLQS_ASSIGNMENT_TTL=60s),',
+      'on each gRPC transport in turn (GRPC_TRANSPORT=grpc-js, the default, and h2).',
       `Placement: ${REDIS_PLACEMENT}`,
       `Next to each, ShouldRateLimit paced at the same ${DECISIONS_PER_SECOND.toLocaleString('en-US')} decisions a second (h2load, ${PACED_CLIENTS} clients, one`,
       'descriptor per call) on the same server. Targets: RLQS at most 5 % of one core (50 µs of server CPU per report of',
