@@ -264,15 +264,15 @@ function parseMetricsToken(raw: string | undefined): string | undefined {
 
 function parseSmtpUrl(raw: string | undefined): string | undefined {
   if (raw === undefined || raw === '') return undefined;
+  // The value is not repeated in the message: it may hold a password.
+  const invalid = new ConfigError('invalid SMTP_URL: expected smtp://[user:pass@]host[:port] or smtps://…');
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError(`invalid SMTP_URL '${raw}': expected smtp://[user:pass@]host[:port] or smtps://…`);
+    throw invalid;
   }
-  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') {
-    throw new ConfigError(`invalid SMTP_URL '${raw}': expected smtp://[user:pass@]host[:port] or smtps://…`);
-  }
+  if ((url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || url.hostname === '') throw invalid;
   return raw;
 }
 

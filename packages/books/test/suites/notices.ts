@@ -160,6 +160,12 @@ export function noticesSuite(driver: Driver, skip: false | string = false) {
       }
     });
 
+    test('with SMTP_URL set there is no development mailbox', async () => {
+      const grace = await createTestSession(service);
+      const page = await api.get('/web/dev/mailbox', { session: grace, headers: { accept: 'text/html' } });
+      assert.equal(page.status, 404);
+    });
+
     test('a kind turned off is recorded as skipped and not sent', async () => {
       const carol = await createTestSession(service);
       const off = await api.put('/me/notice-settings', {
