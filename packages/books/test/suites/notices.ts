@@ -105,8 +105,10 @@ export function noticesSuite(driver: Driver, skip: false | string = false) {
         new RegExp(`"The Dispossessed" is held for you\\. Please pick it up by ${deadlineText}`),
       );
       assert.match(ready.from, /library@books\.local/);
-      const [readyNotice] = (await noticesOf(alice)).filter((n) => n.kind === 'pickup.ready');
-      assert.ok(readyNotice);
+      // Marked sent once the server's 250 reached the worker, just after the server kept the mail.
+      const readyNotice = await until('the ready notice marked sent', async () =>
+        (await noticesOf(alice)).find((n) => n.kind === 'pickup.ready' && n.status === 'sent'),
+      );
       assert.equal(ready.messageId, `<notice-${readyNotice.id}@books.local>`);
       assert.equal(readyNotice.messageId, ready.messageId);
       assert.equal(readyNotice.status, 'sent');
@@ -199,7 +201,13 @@ export function noticesSuite(driver: Driver, skip: false | string = false) {
         for (let attempt = 1; attempt <= 3; attempt++) {
           const notice = await until(`attempt ${attempt}`, async () => {
             const [n] = await noticesOf(dave);
-            return n !== undefined && n.attempts === attempt && n.lastError !== null ? n : undefined;
+            // Finished: a claim counts the attempt at once, its failure then moves nextAttemptAt ahead.
+            const finished =
+              n !== undefined &&
+              n.attempts === attempt &&
+              n.lastError !== null &&
+              Date.parse(n.nextAttemptAt) > service.clock.now();
+            return finished ? n : undefined;
           });
           assert.equal(notice.status, 'pending');
           assert.match(notice.lastError ?? '', /451/);
@@ -254,8 +262,11 @@ export function noticesSuite(driver: Driver, skip: false | string = false) {
       assert.equal(resent.body.attempts, 0);
       const received = await mail(erin, 'Ready for pickup: Refused');
       assert.equal(received.messageId, failed.messageId);
+      await until('the resent notice marked sent', async () =>
+        (await noticesOf(erin)).find((n) => n.id === failed.id && n.status === 'sent'),
+      );
+      // A sent notice may be resent again; a pending one may not.
       const again = await api.post(`/notices/${failed.id}/resend`, { session: admin });
-      // Sent by now, so it may be resent again; a pending one may not.
       assert.equal(again.status, 200);
       const pending = await api.post(`/notices/${failed.id}/resend`, { session: admin });
       if (pending.status !== 200) assert.equal(pending.body.code, 'NOTICE_ALREADY_PENDING');

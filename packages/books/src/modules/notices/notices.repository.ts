@@ -63,7 +63,9 @@ export class NoticesRepository {
        from reservations r
        join books b on b.id = r.book_id
        cross join lateral (values
+         -- Not for a copy held for a day or less: its "ready" notice already says the deadline is that close.
          (case when r.status = 'READY' and r.pickup_deadline > $1 and r.pickup_deadline <= $2
+                    and r.ready_at < r.pickup_deadline - interval '1 day'
                then 'pickup.reminder' end, r.pickup_deadline),
          (case when r.status = 'COLLECTED' and r.due_at > $1 and r.due_at <= $3
                then 'loan.due_soon' end, r.due_at)) as k (kind, subject_at)
