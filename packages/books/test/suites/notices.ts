@@ -150,7 +150,11 @@ export function noticesSuite(driver: Driver, skip: false | string = false) {
       // Bob collected his copy at once: no pickup reminder.
       assert.deepEqual(kinds(bob), ['Ready for pickup', 'Due soon', 'Overdue']);
       for (const user of [alice, bob]) {
-        const notices = await noticesOf(user);
+        // Each mail arrived; its notice is marked sent once the worker has the server's answer.
+        const notices = await until('every notice marked sent', async () => {
+          const all = await noticesOf(user);
+          return all.every((n) => n.status === 'sent') ? all : undefined;
+        });
         assert.equal(notices.length, mailsTo(user).length);
         assert.deepEqual(
           notices.map((n) => n.messageId).sort(),
