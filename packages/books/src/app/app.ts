@@ -182,7 +182,11 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
   app.decorateRequest('csrfToken', '');
   app.addHook('onRequest', checksHook(csrfProtection(config.publicBaseUrl)));
 
-  const metrics = new Metrics(db, () => sessionStore.countActive());
+  const metrics = new Metrics(
+    db,
+    () => sessionStore.countActive(),
+    () => noticesRepository.countByStatus(),
+  );
   await prometheusRoutes(app, { metrics, metricsToken: config.metricsToken });
   await app.register(healthRoutes, { db, metricsToken: config.metricsToken });
   await app.register(loginRoutes, {

@@ -251,6 +251,13 @@ export function noticesSuite(driver: Driver, skip: false | string = false) {
         smtp.refuseWith = undefined;
       }
       assert.equal(failed.attempts, 4);
+      const metrics = await (
+        await fetch(`${service.url}/actuator/prometheus`, { headers: { cookie: admin.cookie } })
+      ).text();
+      assert.ok(
+        Number(/books_notices\{status="failed"\} (\d+)/.exec(metrics)?.[1]) >= 1,
+        'failed notices are counted',
+      );
       assert.match(failed.lastError ?? '', /554/);
       const list = await api.get('/notices?status=failed', { session: admin });
       assert.equal(list.status, 200);

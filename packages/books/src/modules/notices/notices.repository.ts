@@ -240,4 +240,12 @@ export class NoticesRepository {
       claimedUntil: row.sent_at ?? row.created_at,
     }));
   }
+
+  /** How many notices are in each status (the metrics' gauge). */
+  async countByStatus(): Promise<Record<string, number>> {
+    const rows = await this.db.query<{ status: string; n: number }>(
+      'select status, count(*)::int as n from notices group by status',
+    );
+    return Object.fromEntries(rows.map((row) => [row.status, row.n]));
+  }
 }
