@@ -23,7 +23,12 @@ const SETTINGS = {
   batchSize: 25,
 };
 
-async function seed(db: Awaited<ReturnType<typeof openTestDatabase>>['db'], count: number, readyAt: string) {
+async function seed(
+  db: Awaited<ReturnType<typeof openTestDatabase>>['db'],
+  count: number,
+  readyAt: string,
+  pickupDays = 3,
+) {
   await db.exec(`
     insert into users (issuer, subject, email, email_verified, name)
       select 'urn:test', 'reader-' || i, 'reader-' || i || '@example.test', true, 'Reader ' || i
@@ -31,7 +36,7 @@ async function seed(db: Awaited<ReturnType<typeof openTestDatabase>>['db'], coun
     insert into books (title, author, synopsis, copies) values ('Held', 'A', 'S', ${count});
     insert into reservations (book_id, user_id, status, reserved_at, ready_at, pickup_deadline)
       select b.id, u.id, 'READY', timestamptz '${readyAt}', timestamptz '${readyAt}',
-             timestamptz '${readyAt}' + interval '3 days'
+             timestamptz '${readyAt}' + interval '${pickupDays} days'
       from users u, books b where u.issuer = 'urn:test';`);
 }
 
@@ -57,6 +62,17 @@ function suite(driver: Driver, skip: false | string) {
           `select count(*)::int as n from notices where kind = 'pickup.reminder'`,
         );
         assert.equal(count?.n, 30);
+      } finally {
+        await database.dispose();
+      }
+    });
+
+    test('a copy held for a day or less gets no separate pickup reminder', async () => {
+      const database = await openTestDatabase(driver);
+      try {
+        await seed(database.db, 3, '2026-03-01T10:00:00Z', 1);
+        const notices = new NoticesRepository(database.db);
+        assert.equal(await notices.queueReminders(new Date('2026-03-01T12:00:00Z'), 3 * 86_400_000), 0);
       } finally {
         await database.dispose();
       }

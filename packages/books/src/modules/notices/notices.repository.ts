@@ -56,21 +56,23 @@ export class NoticesRepository {
    * running it again, or on another replica at the same time, queues nothing twice. Returns how many.
    */
   async queueReminders(now: Date, dueSoonMs: number): Promise<number> {
+    // Each half reads its partial index (READY by deadline, COLLECTED by due date) over a day or
+    // DUE_SOON_DAYS; what is already queued is skipped before the insert, and the unique key decides races.
     const rows = await this.db.query<{ id: string }>(
       `insert into notices (kind, user_id, reservation_id, book_id, book_title, subject_at, created_at, status,
                             next_attempt_at)
        select k.kind, r.user_id, r.id, r.book_id, b.title, k.subject_at, $1, ${STATUS_FOR_HOLDER}, $1
-       from reservations r
+       from (select 'pickup.reminder' as kind, r.id, r.pickup_deadline as subject_at from reservations r
+             where r.status = 'READY' and r.pickup_deadline > $1 and r.pickup_deadline <= $2
+               -- Not for a copy held for a day or less: its "ready" notice names a deadline that close.
+               and r.ready_at < r.pickup_deadline - interval '1 day'
+             union all
+             select 'loan.due_soon', r.id, r.due_at from reservations r
+             where r.status = 'COLLECTED' and r.due_at > $1 and r.due_at <= $3) k
+       join reservations r on r.id = k.id
        join books b on b.id = r.book_id
-       cross join lateral (values
-         -- Not for a copy held for a day or less: its "ready" notice already says the deadline is that close.
-         (case when r.status = 'READY' and r.pickup_deadline > $1 and r.pickup_deadline <= $2
-                    and r.ready_at < r.pickup_deadline - interval '1 day'
-               then 'pickup.reminder' end, r.pickup_deadline),
-         (case when r.status = 'COLLECTED' and r.due_at > $1 and r.due_at <= $3
-               then 'loan.due_soon' end, r.due_at)) as k (kind, subject_at)
-       where k.kind is not null
-         and ((r.status = 'READY' and r.pickup_deadline <= $2) or (r.status = 'COLLECTED' and r.due_at <= $3))
+       where not exists (select 1 from notices n
+                         where n.reservation_id = k.id and n.kind = k.kind and n.subject_at = k.subject_at)
        on conflict (reservation_id, kind, subject_at) do nothing
        returning id`,
       [now, new Date(now.getTime() + 86_400_000), new Date(now.getTime() + dueSoonMs)],
