@@ -25,7 +25,7 @@ import { IdempotencyRepository } from '../modules/idempotency/idempotency.reposi
 import { CalendarTokens } from '../modules/notices/calendar.js';
 import { NoticeDelivery } from '../modules/notices/delivery.js';
 import { deliverySchedule } from '../modules/notices/delivery-schedule.js';
-import { type MailSender, smtpSender } from '../modules/notices/mail-sender.js';
+import { developmentMailbox, type MailSender, smtpSender } from '../modules/notices/mail-sender.js';
 import { NoticesRepository } from '../modules/notices/notices.repository.js';
 import { NoticesService } from '../modules/notices/notices.service.js';
 import { expirySchedule } from '../modules/reservations/expiry-schedule.js';
@@ -70,8 +70,7 @@ const IDEMPOTENCY_LEASE_MS = 60_000;
  */
 function mailSender(config: Config): MailSender | undefined {
   if (config.notices.smtpUrl !== undefined) return smtpSender(config.notices.smtpUrl);
-  if (config.production) return undefined;
-  return { send: async () => {}, close: () => {} };
+  return config.production ? undefined : developmentMailbox();
 }
 
 /** The per-user rate limit hook the configuration asks for (undefined when it is off); closed with the app. */

@@ -37,3 +37,11 @@ export function smtpSender(smtpUrl: string): MailSender {
     close: () => transport.close(),
   };
 }
+
+/**
+ * The development mailbox (no SMTP_URL, outside production): nothing leaves the process; the notice is
+ * marked sent, and the mailbox page shows it composed by the same code as a real mail.
+ */
+export function developmentMailbox(): MailSender {
+  return { send: async () => {}, close: () => {} };
+}
