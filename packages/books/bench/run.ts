@@ -1,11 +1,12 @@
 // `npm run bench -w packages/books`: the book service against a raw node:http baseline running the
 // same SQL, on PGlite and (with DATABASE_URL) PostgreSQL, authenticated through a real login at the
 // development identity provider. Bounded: 18 rows of 5 s plus each server's settling, under 3 minutes
-// in all. Writes bench/RESULTS.md.
+// in all; with DATABASE_URL also the notice delivery row (bench/delivery.ts). Writes bench/RESULTS.md.
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { freePort } from '@platform/testkit';
 import { startDevIdentityProvider } from '../dev/identity-provider.js';
+import { DELIVERY_HEADER, type DeliveryMeasurement, deliveryRow, measureDelivery } from './delivery.js';
 import { type LoadOptions, loadCommand, runLoad } from './load.js';
 import {
   type Measurement,
@@ -223,6 +224,8 @@ async function main(): Promise<void> {
   } finally {
     await idp.close();
   }
+  // Notice delivery: the outbox is on PostgreSQL, so only with DATABASE_URL.
+  const delivery: DeliveryMeasurement | undefined = url ? await measureDelivery(url) : undefined;
 
   const command = loadCommand({
     url: 'http://127.0.0.1:<port>/books?page=0&size=20',
@@ -263,7 +266,19 @@ Targets:
 
 ${targetsChecklist(measurements, connections)}
 ${homePageTargets(measurements).join('\n')}
-`;
+${
+  delivery === undefined
+    ? ''
+    : `
+Notice delivery: the real \`books serve\` process, its outbox on PostgreSQL (a fresh schema holding ${delivery.notices}
+pending notices), delivering through nodemailer's pooled SMTP transport (5 connections) to an SMTP server
+(\`smtp-server\`) on loopback in the bench process, which reads each mail and accepts it. notices/s counts from the
+first notice marked sent to the last (the process's start-up is not in it).
+
+${DELIVERY_HEADER}
+${deliveryRow(delivery)}
+`
+}`;
   console.log(report);
   await writeFile(new URL('./RESULTS.md', import.meta.url), report);
 }

@@ -77,6 +77,11 @@ async function main(): Promise<void> {
     throw error;
   });
   console.log(`books: sign in at ${config.publicBaseUrl ?? service.url}/login`);
+  if (config.notices.smtpUrl === undefined && !config.production) {
+    console.log(
+      `books: no SMTP_URL, so notices go to the development mailbox at ${config.publicBaseUrl ?? service.url}/web/dev/mailbox`,
+    );
+  }
   const stop = async () => {
     await service.close();
     await idp?.close();

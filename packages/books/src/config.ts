@@ -4,6 +4,7 @@ import { loadOidcProviders, type OidcProviderSettings } from './auth/oidc/settin
 import type { DatabaseConfig } from './db/open.js';
 import type { PgliteThread } from './db/pglite.js';
 import { LOG_FORMATS, type LogFormat } from './log-format.js';
+import type { DeliverySettings } from './modules/notices/delivery.js';
 import type { LingeringBounds } from './plugins/app/lingering-close.js';
 import type { RateLimitSettings } from './rate-limit/user-rate-limit.js';
 
@@ -28,7 +29,18 @@ export interface ReservationConfig {
   maxRenewals: number;
 }
 
+export interface NoticeConfig {
+  /** SMTP_URL; undefined: the development mailbox (outside production) or no delivery at all. */
+  smtpUrl: string | undefined;
+  /** How far ahead a loan's due date is announced (DUE_SOON_DAYS). */
+  dueSoonMs: number;
+  /** How often the worker looks for due notices when the last round found few (NOTICE_POLL_INTERVAL). */
+  pollMs: number;
+  delivery: DeliverySettings;
+}
+
 export interface Config {
+  notices: NoticeConfig;
   /** Per-user limits: in process (RATE_LIMIT_PER_MINUTE), on a rate limit service (RATE_LIMIT_SERVICE), or off. */
   rateLimit: RateLimitSettings;
   port: number;
@@ -250,6 +262,43 @@ function parseMetricsToken(raw: string | undefined): string | undefined {
   return raw;
 }
 
+function parseSmtpUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  // The value is not repeated in the message: it may hold a password.
+  const invalid = new ConfigError('invalid SMTP_URL: expected smtp://[user:pass@]host[:port] or smtps://…');
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalid;
+  }
+  if ((url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || url.hostname === '') throw invalid;
+  return raw;
+}
+
+function parseNotices(env: NodeJS.ProcessEnv): NoticeConfig {
+  const retryBaseMs = parseDuration('NOTICE_RETRY_BASE', env.NOTICE_RETRY_BASE, 30_000);
+  const retryMaxMs = parseDuration('NOTICE_RETRY_MAX', env.NOTICE_RETRY_MAX, 3_600_000);
+  if (retryMaxMs < retryBaseMs) {
+    throw new ConfigError(
+      `invalid NOTICE_RETRY_MAX '${env.NOTICE_RETRY_MAX}': it must be at least NOTICE_RETRY_BASE`,
+    );
+  }
+  return {
+    smtpUrl: parseSmtpUrl(env.SMTP_URL),
+    dueSoonMs: parseInteger('DUE_SOON_DAYS', env.DUE_SOON_DAYS, 3, 1, 365) * 86_400_000,
+    pollMs: parseDuration('NOTICE_POLL_INTERVAL', env.NOTICE_POLL_INTERVAL, 1000, 10),
+    delivery: {
+      from: env.MAIL_FROM || 'The library <library@books.local>',
+      retryBaseMs,
+      retryMaxMs,
+      maxAttempts: parseInteger('NOTICE_MAX_ATTEMPTS', env.NOTICE_MAX_ATTEMPTS, 8, 1, 100),
+      leaseMs: parseDuration('NOTICE_LEASE', env.NOTICE_LEASE, 120_000),
+      batchSize: 50,
+    },
+  };
+}
+
 /** Reads and validates the service configuration from the environment. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === 'production';
@@ -269,6 +318,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       loanMs: parseInteger('LOAN_DAYS', env.LOAN_DAYS, 21, 1, 365) * 86_400_000,
       maxRenewals: parseInteger('MAX_RENEWALS', env.MAX_RENEWALS, 2, 0, 100),
     },
+    notices: parseNotices(env),
     oidcProviders: parseOidcProviders(env),
     production,
     logLevel: parseLogLevel(env.LOG_LEVEL),

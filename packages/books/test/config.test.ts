@@ -147,3 +147,30 @@ test('PGLITE_THREAD: a worker thread by default, the server thread on request; a
   assert.equal(loadConfig({ PGLITE_THREAD: 'main' }).pgliteThread, 'main');
   rejects({ PGLITE_THREAD: 'both' }, /invalid PGLITE_THREAD 'both': expected worker or main/);
 });
+
+test('notices: the development mailbox unless SMTP_URL; DUE_SOON_DAYS 3; retries 30 s doubling to 1 h, 8 attempts; bad values named, no password echoed', () => {
+  const defaults = loadConfig({}).notices;
+  assert.equal(defaults.smtpUrl, undefined);
+  assert.equal(defaults.dueSoonMs, 3 * 86_400_000);
+  assert.deepEqual(
+    [defaults.delivery.retryBaseMs, defaults.delivery.retryMaxMs, defaults.delivery.maxAttempts],
+    [30_000, 3_600_000, 8],
+  );
+  assert.equal(defaults.delivery.leaseMs, 120_000);
+  assert.equal(
+    loadConfig({ SMTP_URL: 'smtps://u:p@mail.example:465' }).notices.smtpUrl,
+    'smtps://u:p@mail.example:465',
+  );
+  assert.equal(loadConfig({ DUE_SOON_DAYS: '5' }).notices.dueSoonMs, 5 * 86_400_000);
+  assert.throws(
+    () => loadConfig({ SMTP_URL: 'https://user:secret@mail.example' }),
+    (error: Error) =>
+      /invalid SMTP_URL: expected smtp:/.test(error.message) && !error.message.includes('secret'),
+  );
+  rejects({ DUE_SOON_DAYS: '0' }, /invalid DUE_SOON_DAYS '0'/);
+  rejects({ NOTICE_MAX_ATTEMPTS: '0' }, /invalid NOTICE_MAX_ATTEMPTS '0': expected an integer from 1 to 100/);
+  rejects(
+    { NOTICE_RETRY_BASE: '10m', NOTICE_RETRY_MAX: '1m' },
+    /invalid NOTICE_RETRY_MAX '1m': it must be at least NOTICE_RETRY_BASE/,
+  );
+});

@@ -22,6 +22,8 @@ test('concurrent migrators on one PostgreSQL schema apply each migration exactly
         'book_count',
         'books',
         'idempotency_keys',
+        'notice_settings',
+        'notices',
         'reservations',
         'schema_migrations',
         'sessions',

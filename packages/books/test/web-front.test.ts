@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { chromiumSkip, launchChromium } from './support/chromium.js';
 import { ApiClient } from './support/client.js';
 import { createBook, reserve } from './support/fixtures-api.js';
@@ -125,8 +125,13 @@ async function assertAccessible(page: Page, what: string): Promise<void> {
   assert.deepEqual(serious, [], `${what}: no serious or critical accessibility violation`);
 }
 
-async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
+/** `mask`: what differs in every run (random ids, the port), painted over so the file changes only with the page. */
+async function screenshot(
+  page: Page,
+  name: string,
+  { mask = [], fullPage = true }: { mask?: Locator[]; fullPage?: boolean } = {},
+): Promise<void> {
+  await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage, mask });
 }
 
 const flash = (page: Page) => page.locator('p.flash').textContent();
@@ -439,5 +444,85 @@ test('carol renews her loan; weeks later it is overdue, and the admin finds it, 
   await signOut(librarianPage);
   await carolLater.close();
   await adminLater.close();
+  assert.deepEqual(incidents, []);
+});
+
+test('bob turns a notice kind off on his account page, rotates his calendar address and reads his mail in the development mailbox; the admin resends a failed notice', {
+  skip,
+}, async () => {
+  const neuromancer = `/web/books/${books.Neuromancer}`;
+  const bobContext = await newContext();
+  const bob = await signIn(bobContext, 'bob', neuromancer);
+  tick();
+  await bob.getByRole('button', { name: 'Reserve' }).click();
+  await bob.waitForURL(`${env.app}${neuromancer}`);
+
+  await bob.getByRole('link', { name: 'Account' }).click();
+  await bob.waitForURL(`${env.app}/web/account`);
+  assert.equal(await bob.getByLabel('A loan is due soon').isChecked(), true);
+  const address = await bob.getByLabel('Calendar address').inputValue();
+  assert.match(address, /^http:\/\/127\.0\.0\.1:\d+\/calendar\/[A-Za-z0-9_-]{75}\.ics$/);
+  await assertAccessible(bob, 'Account');
+  await screenshot(bob, 'account', { mask: [bob.getByLabel('Calendar address')] });
+  await bob.getByLabel('A loan is due soon').uncheck();
+  await bob.getByRole('button', { name: 'Save' }).click();
+  await bob.waitForURL(`${env.app}/web/account`);
+  assert.equal(await flash(bob), 'Notice settings saved.');
+  assert.equal(await bob.getByLabel('A loan is due soon').isChecked(), false);
+  assert.equal(await bob.getByLabel('A copy is ready for pickup').isChecked(), true);
+
+  const feed = await fetch(address);
+  assert.equal(feed.status, 200);
+  assert.match(await feed.text(), /SUMMARY:Pick up "Neuromancer"/);
+  await bob.getByRole('button', { name: 'New address (the old one stops working)' }).click();
+  await bob.waitForURL(`${env.app}/web/account`);
+  assert.match((await flash(bob)) ?? '', /new address/);
+  const rotated = await bob.getByLabel('Calendar address').inputValue();
+  assert.notEqual(rotated, address);
+  assert.equal((await fetch(address)).status, 404);
+  assert.equal((await fetch(rotated)).status, 200);
+
+  // No SMTP_URL here: the notice of Bob's held copy is in the development mailbox.
+  await bob.getByRole('link', { name: 'development mailbox' }).click();
+  await bob.waitForURL(`${env.app}/web/dev/mailbox`);
+  const mail = bob.locator('article.mail', { hasText: 'Ready for pickup: Neuromancer' });
+  for (let tries = 0; (await mail.count()) === 0; tries++) {
+    assert.ok(tries < 100, 'the mail of the held copy reached the mailbox');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await bob.reload();
+  }
+  assert.match((await mail.textContent()) ?? '', /bob@example\.com/);
+  assert.match((await mail.locator('pre').textContent()) ?? '', /^Hello Bob Builder,/);
+  await assertAccessible(bob, 'Development mailbox');
+  // The first screen of it: the mailbox holds every notice of the stories so far.
+  await screenshot(bob, 'dev-mailbox', { mask: [bob.locator('article.mail dd code')], fullPage: false });
+
+  // A notice every attempt failed for (as the SMTP tests make them), for the admin to resend.
+  const [row] = await env.service.db.query<{ id: string }>(
+    `insert into notices (kind, user_id, reservation_id, book_id, book_title, subject_at, created_at, status,
+                          attempts, next_attempt_at, last_error)
+     select 'loan.overdue', r.user_id, r.id, r.book_id, 'Neuromancer', $2, $2, 'failed', 8, $2,
+            'Message failed: 554 5.1.1 Mailbox unavailable'
+     from reservations r where r.book_id = $1 limit 1 returning id`,
+    [books.Neuromancer, new Date(env.service.clock.nowMs)],
+  );
+  assert.ok(row);
+  const adminContext = await newContext();
+  const admin = await signIn(adminContext, 'admin');
+  await admin.getByRole('link', { name: 'Failed notices' }).click();
+  await admin.waitForURL(`${env.app}/web/admin/notices`);
+  const failed = admin.locator('tbody tr', { hasText: 'Neuromancer' });
+  assert.match((await failed.textContent()) ?? '', /554 5\.1\.1 Mailbox unavailable/);
+  await assertAccessible(admin, 'Failed notices');
+  await screenshot(admin, 'failed-notices');
+  await failed.getByRole('button', { name: 'Resend' }).click();
+  await admin.waitForURL(`${env.app}/web/admin/notices`);
+  assert.equal(await flash(admin), 'The notice will be sent again.');
+  assert.equal(await admin.locator('p.empty').textContent(), 'No failed notices.');
+
+  await signOut(bob);
+  await signOut(admin);
+  await bobContext.close();
+  await adminContext.close();
   assert.deepEqual(incidents, []);
 });

@@ -9,7 +9,8 @@ export type LoginOutcome = 'success' | 'failure';
 /**
  * The service's Prometheus metrics, in a registry of its own (several apps in one test process must
  * not share one): request durations by route template and status (Spring's
- * `http_server_requests_seconds`), database connections, live sessions, and login outcomes.
+ * `http_server_requests_seconds`), database connections, live sessions, login outcomes, and the notice
+ * outbox by status.
  */
 export class Metrics {
   readonly registry = new Registry();
@@ -27,7 +28,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(db: Database, countActiveSessions: () => Promise<number>) {
+  constructor(
+    db: Database,
+    countActiveSessions: () => Promise<number>,
+    /** Notices of the outbox by status (pending, sent, failed, skipped). */
+    countNotices: () => Promise<Record<string, number>>,
+  ) {
     collectDefaultMetrics({ register: this.registry });
     new Gauge({
       name: 'books_db_connections',
@@ -48,6 +54,17 @@ export class Metrics {
       registers: [this.registry],
       async collect() {
         this.set(await countActiveSessions());
+      },
+    });
+    new Gauge({
+      name: 'books_notices',
+      help: 'Notices of the outbox by status: a growing pending count means delivery lags, failed ones wait for an admin',
+      labelNames: ['status'] as const,
+      registers: [this.registry],
+      async collect() {
+        const counts = await countNotices();
+        for (const status of ['pending', 'sent', 'failed', 'skipped'])
+          this.set({ status }, counts[status] ?? 0);
       },
     });
   }

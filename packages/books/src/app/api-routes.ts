@@ -13,12 +13,13 @@ import {
   loadContract,
   operationsRequiringBody,
   operationsWithParameter,
+  producedByOperation,
   securityByOperation,
 } from '../contract/document.js';
 import { AppError } from '../errors.js';
 import type { OperationHandlers, OperationId } from '../http/operations.js';
 import { canonicaliseUuids } from '../plugins/app/identifiers.js';
-import { requireAcceptableResponse } from '../plugins/app/negotiation.js';
+import { requireAcceptableResponse, requireAcceptableResponseOf } from '../plugins/app/negotiation.js';
 import { checksHook } from '../plugins/app/sync-hooks.js';
 
 /**
@@ -55,6 +56,7 @@ export async function contractRoutes(
   const securityOf = securityByOperation(contract);
   const needsBody = operationsRequiringBody(contract);
   const takesIdempotencyKey = operationsWithParameter(contract, 'IdempotencyKey');
+  const produced = producedByOperation(contract);
   await app.register(openapiGlue, {
     specification: contract,
     operationResolver: (operationId: string) => {
@@ -62,9 +64,15 @@ export async function contractRoutes(
         throw new Error(`the contract's operation ${operationId} has no handler`);
       const handler = handlers[operationId as OperationId] as unknown as RouteHandlerMethod;
       const guard = guardFor(securityOf.get(operationId) ?? []);
+      // HAL operations share one check; another media type (the calendar feed) gets its own.
+      const types = produced.get(operationId) ?? [];
+      const acceptable =
+        types.length === 0 || types.some((type) => type.endsWith('json'))
+          ? requireAcceptableResponse
+          : requireAcceptableResponseOf(types);
       const preValidation = needsBody.has(operationId)
-        ? checksHook(requireAcceptableResponse, canonicaliseUuids, requireBody)
-        : checksHook(requireAcceptableResponse, canonicaliseUuids);
+        ? checksHook(acceptable, canonicaliseUuids, requireBody)
+        : checksHook(acceptable, canonicaliseUuids);
       // Glue fills in method, url and schema; these options only add the handler and the hooks.
       const options: Partial<RouteOptions> = { handler, preValidation };
       if (guard !== undefined) options.onRequest = rateLimit === undefined ? guard : [rateLimit, guard];

@@ -6,6 +6,7 @@ import { Metrics, prometheusRoutes } from '../actuator/metrics.js';
 import { auditHandlers } from '../api/audit.handlers.js';
 import { booksHandlers } from '../api/books.handlers.js';
 import { meHandlers } from '../api/me.handler.js';
+import { noticesHandlers } from '../api/notices.handlers.js';
 import { reservationsHandlers } from '../api/reservations.handlers.js';
 import { csrfProtection } from '../auth/csrf.js';
 import { OidcClient } from '../auth/oidc/client.js';
@@ -21,6 +22,12 @@ import { AuditService } from '../modules/audit/audit.service.js';
 import { BooksRepository } from '../modules/books/books.repository.js';
 import { BooksService } from '../modules/books/books.service.js';
 import { IdempotencyRepository } from '../modules/idempotency/idempotency.repository.js';
+import { CalendarTokens } from '../modules/notices/calendar.js';
+import { NoticeDelivery } from '../modules/notices/delivery.js';
+import { deliverySchedule } from '../modules/notices/delivery-schedule.js';
+import { developmentMailbox, type MailSender, smtpSender } from '../modules/notices/mail-sender.js';
+import { NoticesRepository } from '../modules/notices/notices.repository.js';
+import { NoticesService } from '../modules/notices/notices.service.js';
 import { expirySchedule } from '../modules/reservations/expiry-schedule.js';
 import { PickupExpiry } from '../modules/reservations/pickup-expiry.js';
 import { ReservationsRepository } from '../modules/reservations/reservations.repository.js';
@@ -56,6 +63,15 @@ export interface AppOptions {
 const IDEMPOTENCY_RETAIN_MS = 24 * 3_600_000;
 /** How long a request holds its key before a retry may run it again (its process died mid-request). */
 const IDEMPOTENCY_LEASE_MS = 60_000;
+
+/**
+ * Where notices go: SMTP_URL; without one, outside production, the development mailbox (the notice is
+ * marked sent and the mailbox page shows it); in production without SMTP_URL, nowhere: they stay pending.
+ */
+function mailSender(config: Config): MailSender | undefined {
+  if (config.notices.smtpUrl !== undefined) return smtpSender(config.notices.smtpUrl);
+  return config.production ? undefined : developmentMailbox();
+}
 
 /** The per-user rate limit hook the configuration asks for (undefined when it is off); closed with the app. */
 function userRateLimitHook(app: FastifyInstance, config: Config, now: () => number) {
@@ -126,11 +142,32 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
   const booksService = new BooksService(new BooksRepository(db, pickupMs), expiry, now);
   const auditService = new AuditService(new AuditRepository(db));
   const idempotencyKeys = new IdempotencyRepository(db, IDEMPOTENCY_RETAIN_MS, IDEMPOTENCY_LEASE_MS);
+  const noticesRepository = new NoticesRepository(db);
+  const noticesService = new NoticesService(
+    noticesRepository,
+    new CalendarTokens(config.session.secret),
+    now,
+    config.notices.dueSoonMs,
+  );
+  const sender = mailSender(config);
+  if (sender !== undefined) {
+    const { delivery, pollMs } = config.notices;
+    deliverySchedule(
+      app,
+      new NoticeDelivery(noticesRepository, sender, now, delivery),
+      delivery.batchSize,
+      pollMs,
+    );
+    app.addHook('onClose', async () => sender.close());
+  } else {
+    app.log.warn('SMTP_URL is not set: notices are queued but not sent; set SMTP_URL to deliver them');
+  }
   expirySchedule(
     app,
     {
       expire: () => expiry.expireOverdue(),
       recordOverdue: () => reservationsService.recordOverdue(),
+      queueReminders: () => noticesService.queueReminders(),
       purgeIdempotencyKeys: () => idempotencyKeys.purgeExpired(new Date(now())),
     },
     expirySweepMs,
@@ -144,7 +181,11 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
   app.decorateRequest('csrfToken', '');
   app.addHook('onRequest', checksHook(csrfProtection(config.publicBaseUrl)));
 
-  const metrics = new Metrics(db, () => sessionStore.countActive());
+  const metrics = new Metrics(
+    db,
+    () => sessionStore.countActive(),
+    () => noticesRepository.countByStatus(),
+  );
   await prometheusRoutes(app, { metrics, metricsToken: config.metricsToken });
   await app.register(healthRoutes, { db, metricsToken: config.metricsToken });
   await app.register(loginRoutes, {
@@ -162,6 +203,12 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
     reservations: reservationsService,
     audit: auditService,
     users,
+    notices: noticesService,
+    publicBaseUrl: config.publicBaseUrl,
+    mailbox:
+      config.notices.smtpUrl === undefined && !config.production
+        ? { from: config.notices.delivery.from }
+        : undefined,
     rateLimit,
     pagePolicy: headers.usePagePolicy,
   });
@@ -172,6 +219,7 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
       ...reservationsHandlers(reservationsService, config.publicBaseUrl),
       ...meHandlers(config.publicBaseUrl),
       ...auditHandlers(auditService, config.publicBaseUrl),
+      ...noticesHandlers(noticesService, config.publicBaseUrl),
     },
     rateLimit,
     idempotencyHooks(idempotencyKeys, now),

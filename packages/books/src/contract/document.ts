@@ -10,6 +10,7 @@ interface OperationObject {
   security?: SecurityRequirement[];
   requestBody?: { required?: boolean };
   parameters?: { $ref?: string }[];
+  responses?: Record<string, { content?: Record<string, unknown> }>;
 }
 
 export interface ContractDocument {
@@ -70,6 +71,23 @@ export function operationsWithParameter(contract: ContractDocument, name: string
       const operation = value as OperationObject;
       if (operation.parameters?.some((parameter) => parameter.$ref === ref))
         result.add(operation.operationId);
+    }
+  }
+  return result;
+}
+
+/** The media types of each operation's success answers (2xx), keyed by operationId. */
+export function producedByOperation(contract: ContractDocument): Map<string, string[]> {
+  const result = new Map<string, string[]>();
+  for (const pathItem of Object.values(contract.paths)) {
+    for (const [method, value] of Object.entries(pathItem)) {
+      if (!HTTP_METHODS.has(method)) continue;
+      const operation = value as OperationObject;
+      const types = new Set<string>();
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        if (status.startsWith('2')) for (const type of Object.keys(response.content ?? {})) types.add(type);
+      }
+      result.set(operation.operationId, [...types]);
     }
   }
   return result;

@@ -255,6 +255,113 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/notices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The notice outbox, newest first, one page at a time (ROLE_ADMIN)
+         * @description Every notice the service queued: one per state change or reminder that calls for one, written in
+         *     the transaction of that change. `status=failed` lists the notices that kept failing, to resend.
+         */
+        get: operations["listNotices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notices/{noticeId}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                noticeId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue a failed or sent notice again (ROLE_ADMIN)
+         * @description The notice becomes pending with its attempts reset, and the delivery worker sends it again, with
+         *     the same `Message-ID`. `409 NOTICE_ALREADY_PENDING` while it is still pending.
+         */
+        post: operations["resendNotice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/notice-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your notice settings and your calendar feed's address */
+        get: operations["getNoticeSettings"];
+        /**
+         * Turn notice kinds off (or on again)
+         * @description `disabledKinds` replaces the kinds you turned off. A notice of a kind that is off when it falls due
+         *     is recorded as `skipped` and not sent.
+         */
+        put: operations["updateNoticeSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/calendar-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new secret address for your calendar feed; the old one stops working */
+        post: operations["rotateCalendarToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/calendar/{token}.ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The secret of the feed's address (`calendarUrl` of your notice settings). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Your pickup deadlines and due dates as an iCalendar feed (no session; the token is the key)
+         * @description One event per READY reservation (its pickup deadline) and per loan (its due date). Anyone with the
+         *     address can read it, so it is secret: a wrong token, or one rotated away, is `404`.
+         */
+        get: operations["getCalendarFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/me": {
         parameters: {
             query?: never;
@@ -501,6 +608,70 @@ export interface components {
             };
             _links: components["schemas"]["PageLinks"];
             page: components["schemas"]["PageMetadata"];
+        };
+        /**
+         * @description `pickup.ready` (a copy is held for you, until its pickup deadline), `pickup.reminder` (the pickup
+         *     deadline is one day away), `pickup.expired` (the deadline passed, the copy went on),
+         *     `loan.due_soon` (due in `DUE_SOON_DAYS`), `loan.overdue` (past its due date).
+         * @enum {string}
+         */
+        NoticeKind: "pickup.ready" | "pickup.reminder" | "pickup.expired" | "loan.due_soon" | "loan.overdue";
+        /**
+         * @description `pending` (to be sent, or sent again after a failed attempt), `sent`, `failed` (every attempt
+         *     failed; an admin may resend it), `skipped` (its kind was off in the user's settings).
+         * @enum {string}
+         */
+        NoticeStatus: "pending" | "sent" | "failed" | "skipped";
+        Notice: {
+            /** Format: uuid */
+            id: string;
+            kind: components["schemas"]["NoticeKind"];
+            /**
+             * Format: uuid
+             * @description The recipient, the holder of the reservation.
+             */
+            userId: string;
+            /** Format: uuid */
+            reservationId: string;
+            /** Format: uuid */
+            bookId: string;
+            bookTitle: string;
+            /**
+             * Format: date-time
+             * @description The pickup deadline or the due date the notice is about.
+             */
+            subjectAt: string;
+            /** Format: date-time */
+            createdAt: string;
+            status: components["schemas"]["NoticeStatus"];
+            attempts: number;
+            /** Format: date-time */
+            nextAttemptAt: string;
+            /** Format: date-time */
+            sentAt: string | null;
+            /** @description Why the last attempt failed; null when none did. */
+            lastError: string | null;
+            /** @description The mail's `Message-ID`, the same at every attempt, so a receiver can drop a repeat. */
+            messageId: string;
+        };
+        NoticePage: {
+            _embedded: {
+                notices: components["schemas"]["Notice"][];
+            };
+            _links: components["schemas"]["PageLinks"];
+            page: components["schemas"]["PageMetadata"];
+        };
+        NoticeSettingsInput: {
+            /** @description The notice kinds you do not want. */
+            disabledKinds: components["schemas"]["NoticeKind"][];
+        };
+        NoticeSettings: {
+            disabledKinds: components["schemas"]["NoticeKind"][];
+            /**
+             * Format: uri
+             * @description The secret address of your calendar feed (rotate it with `POST /me/calendar-token`).
+             */
+            calendarUrl: string;
         };
         FieldError: {
             /** @enum {string} */
@@ -1375,6 +1546,193 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listNotices: {
+        parameters: {
+            query?: {
+                /** @description Zero-based page number. */
+                page?: components["parameters"]["Page"];
+                /** @description Page size. */
+                size?: components["parameters"]["Size"];
+                /** @description Only notices in this state. */
+                status?: components["schemas"]["NoticeStatus"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notices. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/hal+json": components["schemas"]["NoticePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resendNotice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                noticeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notice, pending again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/hal+json": components["schemas"]["Notice"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getNoticeSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/hal+json": components["schemas"]["NoticeSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateNoticeSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoticeSettingsInput"];
+            };
+        };
+        responses: {
+            /** @description The settings now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/hal+json": components["schemas"]["NoticeSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["ContentTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    rotateCalendarToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings, with the new `calendarUrl`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/hal+json": components["schemas"]["NoticeSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["ContentTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCalendarFeed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The secret of the feed's address (`calendarUrl` of your notice settings). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/calendar": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];

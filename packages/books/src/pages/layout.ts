@@ -35,12 +35,13 @@ export const csrfField = (maskedToken: string) =>
 function navigation(viewer: Viewer | undefined, current: string | undefined): SafeHtml {
   const links: [string, string][] = [];
   if (viewer !== undefined) {
-    links.push([PATHS.home, 'Books'], [PATHS.myReservations, 'My reservations']);
+    links.push([PATHS.home, 'Books'], [PATHS.myReservations, 'My reservations'], [PATHS.account, 'Account']);
     if (viewer.admin)
       links.push(
         [PATHS.adminReservations, 'All reservations'],
         [PATHS.overdueLoans, 'Overdue loans'],
         [PATHS.audit, 'Audit log'],
+        [PATHS.failedNotices, 'Failed notices'],
         [PATHS.newBook, 'Add a book'],
       );
   }

@@ -45,9 +45,18 @@ ul.cards{list-style:none;margin:1rem 0;padding:0;display:grid;gap:.75rem}
 .status{margin:.25rem 0}
 .overdue{color:#8c1d17}
 .table-scroll{overflow-x:auto}
-table.audit{border-collapse:collapse;width:100%;background:#fff;font-size:.95rem}
-table.audit caption{text-align:left;font-weight:600;padding:.25rem 0}
-table.audit th,table.audit td{border:1px solid #d5d9e0;padding:.35rem .5rem;text-align:left;vertical-align:top}
+table.audit,table.notices{border-collapse:collapse;width:100%;background:#fff;font-size:.95rem}
+table.audit caption,table.notices caption{text-align:left;font-weight:600;padding:.25rem 0}
+table.audit th,table.audit td,table.notices th,table.notices td{border:1px solid #d5d9e0;padding:.35rem .5rem;text-align:left;vertical-align:top}
+fieldset{border:1px solid #d5d9e0;border-radius:.5rem;background:#fff;margin:0 0 1rem;padding:.5rem 1rem}
+legend{font-weight:600;padding:0 .25rem}
+ul.checks{list-style:none;margin:0;padding:0}ul.checks li{margin:.25rem 0}
+label.block{display:block;font-weight:600;margin-bottom:.25rem}
+input.wide{width:100%;font:inherit;padding:.45rem .6rem;border:1px solid #6b7280;border-radius:.35rem;background:#fff}
+article.mail{background:#fff;border:1px solid #d5d9e0;border-radius:.5rem;padding:.9rem 1rem;margin:0 0 1rem}
+article.mail dl{display:grid;grid-template-columns:max-content 1fr;gap:0 1rem;margin:.5rem 0}
+article.mail dt{font-weight:600}article.mail dd{margin:0;overflow-wrap:anywhere}
+article.mail pre{white-space:pre-wrap;font:inherit;margin:.5rem 0 0;padding-top:.5rem;border-top:1px solid #d5d9e0}
 .search select{font:inherit;padding:.4rem .5rem;border:1px solid #6b7280;border-radius:.35rem}
 .muted{color:#4b5563;font-size:.9rem;margin:.25rem 0}
 .synopsis{white-space:pre-line}

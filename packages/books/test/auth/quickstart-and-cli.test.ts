@@ -89,6 +89,14 @@ test('the quickstart serves the service and the development provider: login work
       'admin@example.com is a quickstart admin',
     );
     assert.match(quickstart.output(), /development identity provider at http:\/\/127\.0\.0\.1:\d+/);
+    // No SMTP_URL: notices go to the development mailbox, which the quickstart names and serves.
+    assert.match(
+      quickstart.output(),
+      /notices go to the development mailbox at http:\/\/127\.0\.0\.1:\d+\/web\/dev\/mailbox/,
+    );
+    const mailbox = await browser.request(`${app}/web/dev/mailbox`, { headers: { accept: 'text/html' } });
+    assert.equal(mailbox.status, 200);
+    assert.match(await mailbox.text(), /<h1>Development mailbox<\/h1>/);
   } finally {
     await quickstart.stop();
   }

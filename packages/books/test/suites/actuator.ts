@@ -134,6 +134,7 @@ export function actuatorSuite(driver: Driver, skip: false | string = false) {
       const active = Number(/books_sessions_active (\d+)/.exec(text)?.[1]);
       assert.ok(active >= 2, `active sessions: ${active}`);
       assert.match(text, /books_logins_total\{outcome="failure"\} 1/);
+      assert.match(text, /books_notices\{status="pending"\} \d+/);
       assert.match(text, /process_cpu_seconds_total/);
     });
   });

@@ -413,6 +413,50 @@ export function webPagesSuite(driver: Driver, skip: false | string = false) {
       }
     });
 
+    test('notices on the pages: kinds turned off on the account page, the calendar address and its rotation, failed notices for admins only, the mailbox', async () => {
+      const account = await alice.get('/web/account');
+      assert.equal(account.status, 200);
+      assert.match(account.html, /<h1>Account<\/h1>/);
+      const token = /name="_csrf" value="([^"]+)"/.exec(account.html)?.[1] ?? '';
+      // A browser sends only the ticked boxes.
+      const saved = await alice.postRaw(
+        '/web/account/notices',
+        `_csrf=${token}&notice-pickup.ready=on&notice-loan.overdue=on`,
+      );
+      assert.equal(saved.status, 303);
+      const after = await alice.get(saved.location ?? '');
+      assert.deepEqual(flashOf(after), ['success', 'Notice settings saved.']);
+      const ticked = [
+        ...after.html.matchAll(/<input type="checkbox" id="notice-([a-z._]+)"[^>]* checked>/g),
+      ].map((match) => match[1]);
+      assert.deepEqual(ticked, ['pickup.ready', 'loan.overdue']);
+      const settings = await api.get('/me/notice-settings', { session: alice.session });
+      assert.deepEqual(settings.body.disabledKinds, ['pickup.reminder', 'pickup.expired', 'loan.due_soon']);
+      const address = (page: Page) => /id="calendar-url"[^>]* value="([^"]+)"/.exec(page.html)?.[1];
+      assert.equal(address(after), settings.body.calendarUrl);
+      // Without the form's token: sent back with a message, and the address stays.
+      const refused = await alice.postRaw('/web/account/calendar', 'back=%2Fweb%2Faccount');
+      assert.equal(refused.status, 303);
+      const kept = await alice.get(refused.location ?? '');
+      assert.deepEqual(flashOf(kept), ['error', 'The form had expired. Please try again.']);
+      assert.equal(address(kept), address(after));
+      const rotated = await alice.postRaw('/web/account/calendar', `_csrf=${token}`);
+      assert.equal(rotated.status, 303);
+      const fresh = await alice.get(rotated.location ?? '');
+      assert.match(flashOf(fresh)?.[1] ?? '', /new address/);
+      assert.notEqual(address(fresh), address(after));
+      assert.equal((await fetch(address(after) ?? '')).status, 404);
+
+      assert.equal((await alice.get('/web/admin/notices')).status, 403);
+      const failed = await adminPages.get('/web/admin/notices');
+      assert.equal(failed.status, 200);
+      assert.match(failed.html, /<h1>Failed notices<\/h1>/);
+      // No SMTP_URL in these tests: the development mailbox is there.
+      const mailbox = await alice.get('/web/dev/mailbox');
+      assert.equal(mailbox.status, 200);
+      assert.match(mailbox.html, /<h1>Development mailbox<\/h1>/);
+    });
+
     test('two admins editing one book: the later save is refused with its values kept, then applies', async () => {
       const book = await createBook(api, admin, { title: 'Contested', copies: 1 });
       const other = new PageClient(service.url, await createTestSession(service, { role: 'ROLE_ADMIN' }));

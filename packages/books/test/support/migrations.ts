@@ -14,6 +14,7 @@ export const MIGRATIONS = [
   '007_loans.sql',
   '008_audit_log.sql',
   '009_idempotency_keys.sql',
+  '010_notices.sql',
 ] as const;
 
 /** The migrations from `first` on, as a database that already had the ones before it applies them. */

@@ -4,6 +4,8 @@ import type { FastifyInstance } from 'fastify';
 export interface Sweeps {
   expire: () => Promise<number>;
   recordOverdue: () => Promise<number>;
+  /** Queues the reminders time causes (pickup deadline tomorrow, loan due soon). */
+  queueReminders: () => Promise<number>;
   /** Deletes Idempotency-Keys past their 24 h. */
   purgeIdempotencyKeys: () => Promise<number>;
 }
@@ -11,13 +13,14 @@ export interface Sweeps {
 /**
  * Runs the sweeps every `intervalMs` while the app is up, so READY reservations past their deadline
  * expire (and their copies go to the next in the queue) even when nobody reads them (reads expire them
- * lazily as well), loans past their due date are recorded as overdue (the system's audit events), and
+ * lazily as well), loans past their due date are recorded as overdue (the system's audit events and
+ * their notices), the reminders that time causes are queued (once each), and
  * Idempotency-Keys past their retention are deleted.
  * A failed run is logged and retried at the next tick; runs never overlap.
  */
 export function expirySchedule(
   app: FastifyInstance,
-  { expire, recordOverdue, purgeIdempotencyKeys }: Sweeps,
+  { expire, recordOverdue, queueReminders, purgeIdempotencyKeys }: Sweeps,
   intervalMs: number,
 ): void {
   let timer: NodeJS.Timeout | undefined;
@@ -29,6 +32,8 @@ export function expirySchedule(
         if (books > 0) app.log.info({ books }, 'expired overdue READY reservations');
         const loans = await recordOverdue();
         if (loans > 0) app.log.info({ loans }, 'recorded overdue loans');
+        const reminders = await queueReminders();
+        if (reminders > 0) app.log.info({ reminders }, 'queued reminders');
         await purgeIdempotencyKeys();
       })
       .catch((error: unknown) =>

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 
-/** What the contract's operations produce: HAL (which is JSON, so `application/json` is served it too). */
+/** What most of the contract's operations produce: HAL (which is JSON, so `application/json` is served it too). */
 const PRODUCED = ['application/hal+json', 'application/json'];
 
 function matches(range: string, mediaType: string): boolean {
@@ -29,10 +29,19 @@ export function acceptsOneOf(accept: string | undefined, produced: readonly stri
  * Runs after the session guard, as Spring negotiates after its security filters.
  */
 export function requireAcceptableResponse(request: FastifyRequest): void {
-  if (acceptsOneOf(request.headers.accept, PRODUCED)) return;
+  requireAcceptable(request, PRODUCED);
+}
+
+/** The same check for an operation that produces something else (the calendar feed: `text/calendar`). */
+export function requireAcceptableResponseOf(produced: readonly string[]): (request: FastifyRequest) => void {
+  return (request) => requireAcceptable(request, produced);
+}
+
+function requireAcceptable(request: FastifyRequest, produced: readonly string[]): void {
+  if (acceptsOneOf(request.headers.accept, produced)) return;
   throw new AppError(
     'not_acceptable',
     'NOT_ACCEPTABLE',
-    `This operation produces ${PRODUCED.join(' or ')}; the Accept header '${request.headers.accept}' allows neither.`,
+    `This operation produces ${produced.join(' or ')}; the Accept header '${request.headers.accept}' allows neither.`,
   );
 }

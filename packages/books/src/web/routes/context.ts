@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditService } from '../../modules/audit/audit.service.js';
 import type { BooksService } from '../../modules/books/books.service.js';
+import type { NoticesService } from '../../modules/notices/notices.service.js';
 import type { ReservationsService } from '../../modules/reservations/reservations.service.js';
 import type { UsersRepository } from '../../modules/users/users.repository.js';
 import type { SafeHtml } from '../../pages/html.js';
@@ -29,7 +30,12 @@ export interface WebContext {
   reservations: ReservationsService;
   audit: AuditService;
   users: UsersRepository;
+  notices: NoticesService;
   render: Render;
+  /** PUBLIC_BASE_URL (the calendar feed's address is built on it). */
+  publicBaseUrl: string | undefined;
+  /** The development mailbox (no SMTP_URL, not production): the From its mails show; undefined: none. */
+  mailbox: { from: string } | undefined;
 }
 
 function viewer(request: FastifyRequest): Viewer {

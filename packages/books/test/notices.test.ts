@@ -1,0 +1,5 @@
+import { noticesSuite } from './suites/notices.js';
+import { postgresSkip } from './support/service.js';
+
+noticesSuite('pglite');
+noticesSuite('postgres', postgresSkip());
