@@ -233,7 +233,9 @@ export class NoticesRepository {
   async latestSent(limit: number): Promise<ClaimedNotice[]> {
     const rows = await this.db.query<NoticeRow & { email: string | null; name: string | null }>(
       `select ${COLUMNS}, u.email, u.name from notices n left join users u on u.id = n.user_id
-       where n.status = 'sent' order by n.sent_at desc, n.id limit $1`,
+       where n.status = 'sent'
+       -- Ties (one round sends many at one time) in an order that does not depend on random ids.
+       order by n.sent_at desc, n.created_at desc, n.book_title, u.email, n.kind limit $1`,
       [limit],
     );
     return rows.map((row) => ({
