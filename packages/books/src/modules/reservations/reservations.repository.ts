@@ -227,13 +227,15 @@ export class ReservationsRepository {
 
   /**
    * Expires every READY reservation past its deadline (and promotes the next in each queue), one book
-   * per transaction, and tells the earliest deadline still ahead. The probe is one statement over the
+   * per transaction, books in the order their deadlines passed (so the audit log's order is the same in
+   * every run), and tells the earliest deadline still ahead. The probe is one statement over the
    * partial index of READY reservations by deadline, so with nothing overdue it is the only one.
    */
   async expireOverdue(now: Date): Promise<ExpiryProbeResult> {
     const [probe] = await this.db.query<{ overdue: string[]; next_deadline: Date | null }>(
-      `select array(select distinct book_id::text from reservations
-                    where status = 'READY' and pickup_deadline <= $1) as overdue,
+      `select array(select book_id::text from reservations
+                    where status = 'READY' and pickup_deadline <= $1
+                    group by book_id order by min(pickup_deadline), min(queue_order)) as overdue,
               (select min(pickup_deadline) from reservations
                where status = 'READY' and pickup_deadline > $1) as next_deadline`,
       [now],
