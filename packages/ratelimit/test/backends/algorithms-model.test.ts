@@ -7,6 +7,7 @@ import type { CounterHit } from '../../src/backends/store.js';
 import { silentLogger } from '../../src/log.js';
 import type { AlgorithmParams } from '../../src/protocol/algorithm.js';
 import { StatStore } from '../../src/stats/store.js';
+import { seededRandom as random } from '../helpers/seeded-random.js';
 import { recordingDeps, uniquePrefix } from './helpers.js';
 
 /**
@@ -82,17 +83,6 @@ class TokenBucketModel implements Model {
     const rate = BigInt(this.rate);
     return [after, rate === 0n ? 0 : Number((missing + rate - 1n) / rate)];
   }
-}
-
-/** A small seeded generator (mulberry32), so a failure names the seed that reproduces it. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 interface Case {

@@ -4,19 +4,9 @@ import { gzipSync } from 'node:zlib';
 import { frame, MessageReader, PREFIX_BYTES } from '../../src/server/h2/framing.js';
 import { Code } from '../../src/server/h2/status.js';
 import { parseGrpcTimeout } from '../../src/server/h2/timeout.js';
+import { seededRandom as random } from '../helpers/seeded-random.js';
 
 const MAX = 1024;
-
-/** A seeded generator (mulberry32), so a failing case can be replayed from its seed. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function compressed(message: Buffer): Buffer {
   const body = gzipSync(message);
