@@ -127,22 +127,12 @@ export class GrpcRouter {
 function readOne(stream: ServerHttp2Stream, reader: MessageReader, route: Route, call: H2Call): void {
   let message: Buffer | undefined;
   let count = 0;
-  let failed = false;
   const onMessage = (bytes: Buffer) => {
     message = bytes;
     count++;
+    return true;
   };
-  stream.on('data', (chunk: Buffer) => {
-    if (failed) return;
-    const problem = reader.push(chunk, onMessage);
-    if (problem) {
-      failed = true;
-      abort(call, problem);
-    }
-  });
-  stream.on('end', () => {
-    if (failed || call.done) return;
-    const problem = reader.end();
+  feed(stream, reader, call, onMessage, (problem) => {
     if (problem) return call.sendStatus(problem);
     if (count !== 1) {
       return call.sendStatus({
@@ -172,30 +162,19 @@ function readOne(stream: ServerHttp2Stream, reader: MessageReader, route: Route,
 
 /** Bidirectional: the handler runs at once and gets every request message as 'data', then 'end'. */
 function readStream(stream: ServerHttp2Stream, reader: MessageReader, route: Route, call: H2Call): void {
-  let failed = false;
-  const onMessage = (bytes: Buffer) => {
-    if (failed || call.done) return;
+  const onMessage = (bytes: Buffer): boolean => {
+    if (call.done) return true;
     let message: unknown;
     try {
       message = route.deserialize(bytes);
     } catch (error) {
-      failed = true;
       abort(call, { code: Code.INTERNAL, details: `error parsing request: ${(error as Error).message}` });
-      return;
+      return false;
     }
     call.emit('data', message);
+    return true;
   };
-  stream.on('data', (chunk: Buffer) => {
-    if (failed) return;
-    const problem = reader.push(chunk, onMessage);
-    if (problem) {
-      failed = true;
-      abort(call, problem);
-    }
-  });
-  stream.on('end', () => {
-    if (failed || call.done) return;
-    const problem = reader.end();
+  feed(stream, reader, call, onMessage, (problem) => {
     if (problem) call.sendStatus(problem);
     else call.emit('end');
   });
@@ -204,6 +183,36 @@ function readStream(stream: ServerHttp2Stream, reader: MessageReader, route: Rou
   } catch (error) {
     call.sendStatus({ code: Code.UNKNOWN, details: `method handler threw: ${(error as Error).message}` });
   }
+}
+
+/**
+ * Reads the stream's DATA through `reader`, each whole message to `onMessage`, and once the client
+ * has ended gives `onEnd` what the reader says of the rest. A framing problem aborts the call, as
+ * does a message `onMessage` refuses (false); nothing more is read after either.
+ */
+function feed(
+  stream: ServerHttp2Stream,
+  reader: MessageReader,
+  call: H2Call,
+  onMessage: (bytes: Buffer) => boolean,
+  onEnd: (problem: CallStatus | undefined) => void,
+): void {
+  let failed = false;
+  const deliver = (bytes: Buffer) => {
+    if (!failed && onMessage(bytes) === false) failed = true;
+  };
+  stream.on('data', (chunk: Buffer) => {
+    if (failed) return;
+    const problem = reader.push(chunk, deliver);
+    if (problem) {
+      failed = true;
+      abort(call, problem);
+    }
+  });
+  stream.on('end', () => {
+    if (failed || call.done) return;
+    onEnd(reader.end());
+  });
 }
 
 /** The handler's callback of a unary call. */
