@@ -1,4 +1,5 @@
 import { SettingsError, StartupError } from '../errors.js';
+import { GrpcBindError } from '../server/grpc-transport.js';
 
 /** One listener of the service and the settings that place it, to name them in an error. */
 export interface Listener {
@@ -54,12 +55,17 @@ export function startupErrorDetail(error: unknown): string {
   return error instanceof Error && error.stack ? error.stack : String(error);
 }
 
-/** A socket error from node:net (listen, getaddrinfo) or from a gRPC bind. */
+/** A socket error from node:net (listen, getaddrinfo), the h2 transport's bind (GrpcBindError) or grpc-js' bind. */
 function socketFailure(error: unknown): SocketFailure | undefined {
   if (!(error instanceof Error)) return undefined;
-  const errno = error as NodeJS.ErrnoException & { address?: string; port?: number; hostname?: string };
+  const grpc = error instanceof GrpcBindError;
+  const errno = (grpc ? error.cause : error) as NodeJS.ErrnoException & {
+    address?: string;
+    port?: number;
+    hostname?: string;
+  };
   if (errno.code !== undefined && errno.code in WHY) {
-    return { code: errno.code, host: errno.address ?? errno.hostname ?? '', port: errno.port, grpc: false };
+    return { code: errno.code, host: errno.address ?? errno.hostname ?? '', port: errno.port, grpc };
   }
   return grpcBindFailure(error.message);
 }

@@ -14,3 +14,15 @@ export interface GrpcTransport {
   /** Ends every connection now. */
   forceShutdown(): void;
 }
+
+/**
+ * A gRPC listener that could not bind, with the socket error it met (`cause`): the startup error
+ * names the gRPC settings for it, where a bare node:net error would be taken for the HTTP or debug
+ * listener's.
+ */
+export class GrpcBindError extends Error {
+  constructor(override readonly cause: NodeJS.ErrnoException) {
+    super(cause.message, { cause });
+    this.name = 'GrpcBindError';
+  }
+}

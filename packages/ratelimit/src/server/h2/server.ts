@@ -1,7 +1,7 @@
 import { constants, createServer, type Http2Server, type ServerHttp2Session } from 'node:http2';
 import type { Server as NetServer, Socket } from 'node:net';
 import type { ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
-import type { GrpcTransport } from '../grpc-transport.js';
+import { GrpcBindError, type GrpcTransport } from '../grpc-transport.js';
 import type { ReloadObserver, ServerTlsFiles } from '../tls/reloading-credentials.js';
 import { GrpcRouter } from './router.js';
 import { createTlsListener } from './tls-listener.js';
@@ -85,9 +85,10 @@ export class H2GrpcServer implements GrpcTransport {
       socket.once('close', () => this.#sockets.delete(socket));
     });
     return new Promise((resolve, reject) => {
-      listener.once('error', reject);
+      const failed = (error: NodeJS.ErrnoException) => reject(new GrpcBindError(error));
+      listener.once('error', failed);
       const ready = () => {
-        listener.off('error', reject);
+        listener.off('error', failed);
         const bound = listener.address();
         resolve(typeof bound === 'object' && bound !== null ? bound.port : 0);
       };
