@@ -43,7 +43,7 @@ function writeTree(dir: string, files: Files): void {
   }
 }
 
-async function lint(files: Files): Promise<{ code: number; output: string }> {
+function scratchTree(files: Files): string {
   const dir = mkdtempSync(join(tmpdir(), 'house-plan-'));
   scratchDirs.push(dir);
   cpSync(join(root, 'packages/testkit'), join(dir, 'packages/testkit'), {
@@ -51,8 +51,12 @@ async function lint(files: Files): Promise<{ code: number; output: string }> {
     filter: (path) => !path.includes('node_modules'),
   });
   writeTree(dir, files);
+  return dir;
+}
+
+async function lint(files: Files): Promise<{ code: number; output: string }> {
   const result = await runCommand(depcruise, ['--config', config, '--output-type', 'err', 'packages'], {
-    cwd: dir,
+    cwd: scratchTree(files),
   });
   return { code: result.code, output: result.stdout + result.stderr };
 }
@@ -107,4 +111,17 @@ test('each violation fails the lint and is named by its rule', async () => {
   const result = await lint(Object.assign({ ...cleanTree }, ...violations.map((v) => v.files)));
   assert.notEqual(result.code, 0, result.output);
   for (const { why, rule } of violations) assert.match(result.output, rule, why);
+});
+
+test('scripts/house-plan-counts.mjs counts cycles and imports up a layer, value and type-only, per package', async () => {
+  const added = violations.filter(
+    ({ why }) => why.startsWith('a value import') || why.startsWith('a cycle added'),
+  );
+  const dir = scratchTree(Object.assign({ ...cleanTree }, ...added.map((v) => v.files)));
+  const result = await runCommand(process.execPath, [join(root, 'scripts/house-plan-counts.mjs'), dir]);
+  assert.equal(result.code, 0, result.stderr);
+  // demo: store/load.ts imports a value from api/, store/save.ts a type; testkit: ports.ts ↔ redis.ts.
+  assert.match(result.stdout, /^\| demo \| 0 \(0\) \| 1 \| 1 \|$/m);
+  assert.match(result.stdout, /^\| testkit \| 1 \(2\) \| 0 \| 0 \|$/m);
+  assert.match(result.stdout, /^\| ratelimit \| 0 \(0\) \| 0 \| 0 \|$/m);
 });
