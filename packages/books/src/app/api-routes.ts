@@ -16,6 +16,7 @@ import {
   producedByOperation,
   securityByOperation,
 } from '../contract/document.js';
+import { shareMetaSchemaValidators } from '../contract/meta-schema-validators.js';
 import { AppError } from '../errors.js';
 import type { OperationHandlers, OperationId } from '../http/operations.js';
 import { canonicaliseUuids } from '../plugins/app/identifiers.js';
@@ -52,6 +53,7 @@ export async function contractRoutes(
   /** Idempotency-Key: its hooks run on the operations whose contract declares the header. */
   idempotency?: { preHandler: preHandlerHookHandler; onSend: onSendHookHandler },
 ): Promise<void> {
+  shareMetaSchemaValidators();
   const contract = loadContract();
   const securityOf = securityByOperation(contract);
   const needsBody = operationsRequiringBody(contract);

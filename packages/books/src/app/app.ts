@@ -40,6 +40,7 @@ import { idempotencyHooks } from '../plugins/app/idempotency.js';
 import { LingeringClose } from '../plugins/app/lingering-close.js';
 import { problemErrorHandler, problemNotFoundHandler } from '../plugins/app/problem.js';
 import { RequestLinesAtDebug } from '../plugins/app/request-lines.js';
+import { contractSerializerCompiler } from '../plugins/app/serialization.js';
 import { checksHook } from '../plugins/app/sync-hooks.js';
 import { contractValidatorCompiler } from '../plugins/app/validation.js';
 import { apiDocs } from '../plugins/external/docs.js';
@@ -108,6 +109,7 @@ export async function buildApp({ config, db, logger = false, clock }: AppOptions
   const allowedMethods = new AllowedMethods();
   allowedMethods.attach(app);
   app.setValidatorCompiler(contractValidatorCompiler());
+  app.setSerializerCompiler(contractSerializerCompiler());
   acceptJsonBodiesOnly(app);
   app.setErrorHandler(problemErrorHandler);
   app.setNotFoundHandler(problemNotFoundHandler(allowedMethods));
