@@ -15,4 +15,6 @@ function findPackageRoot(): string {
 
 export const packageRoot = findPackageRoot();
 export const contractPath = join(packageRoot, 'openapi', 'openapi.yaml');
+/** The contract as JSON, generated from contractPath by `npm run generate` (see loadContract). */
+export const contractJsonPath = join(packageRoot, 'openapi', 'openapi.json');
 export const migrationsDir = join(packageRoot, 'migrations');

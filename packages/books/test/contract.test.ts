@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
+import { parse } from 'yaml';
 import { loadContract, securityByOperation } from '../src/contract/document.js';
-import { packageRoot } from '../src/paths.js';
+import { contractJsonPath, contractPath, packageRoot } from '../src/paths.js';
 
 const run = promisify(execFile);
 const bin = (name: string) => join(packageRoot, '..', '..', 'node_modules', '.bin', name);
@@ -22,6 +24,14 @@ test('src/generated/api.ts is what openapi-typescript generates from the contrac
   await run(bin('openapi-typescript'), ['openapi/openapi.yaml', '-o', 'src/generated/api.ts', '--check'], {
     cwd: packageRoot,
   });
+});
+
+test('openapi/openapi.json, which the service loads, is the contract YAML as JSON (no drift: npm run generate)', async () => {
+  assert.deepEqual(
+    JSON.parse(await readFile(contractJsonPath, 'utf8')),
+    parse(await readFile(contractPath, 'utf8')),
+    'openapi.yaml changed: run npm run generate -w packages/books',
+  );
 });
 
 /** Operations open without a session: the calendar feed, whose secret token in the path is its key. */
