@@ -6,9 +6,11 @@
  * - `app.openapi({ project })` over the same app: wall and CPU time of that first call alone;
  * - `tsc --noEmit` of a consumer of `endpoints client`'s module for that app, against the same
  *   consumer written for hono's RPC client (`hc<AppType>`) over an equivalent hono app, which tsc
- *   must infer from the server's code; tsc's own "Total time" (`--extendedDiagnostics`) and wall;
+ *   must infer from the server's code; tsc's own "Total time" (`--extendedDiagnostics`), wall and
+ *   CPU time, each consumer 3 times by turns;
  * - the CPU per request of `responseValidation: 'strict'` against off on the four bench routes,
  *   through `app.fetch` with no sockets, windows of the two apps alternating, median window.
+ * Each figure comes with the command that made it, as run from this package's directory.
  * Usage: tsx bench/types.ts; prints one JSON line (bench/run.ts adds it to RESULTS.md).
  */
 import { execFile } from 'node:child_process';
@@ -45,6 +47,11 @@ const TSCONFIG = {
 };
 
 const CLI_RUNS = 3;
+const TSC_RUNS = 3;
+
+/** A command as a reader types it from this package's directory (the bench runs it with absolute paths). */
+const shown = (words: readonly string[]) =>
+  words.map((word) => (word.startsWith(packageRoot) ? word.slice(packageRoot.length + 1) : word)).join(' ');
 /** Linux counts children's CPU time in ticks of 10 ms (USER_HZ is 100 on every Linux ABI Node runs on). */
 const TICK_MS = 10;
 
@@ -61,31 +68,28 @@ function childrenCpuMs(): number {
 }
 
 /** The command, cold, start to exit; the wall and CPU time of each run (its output is checked, then dropped). */
-async function coldCli(dir: string): Promise<{ wallMs: number; cpuMs: number }[]> {
+async function coldCli(dir: string) {
   const out = join(packageRoot, '.tmp', 'bench-types-openapi.json');
+  const args = [
+    join(packageRoot, 'bin', 'endpoints.mjs'),
+    'openapi',
+    '--prefix',
+    dir,
+    '--project',
+    join(dir, 'tsconfig.json'),
+    '--out',
+    out,
+  ];
   const runs: { wallMs: number; cpuMs: number }[] = [];
   for (let index = 0; index < CLI_RUNS; index += 1) {
     const cpu = childrenCpuMs();
     const started = performance.now();
-    await run(
-      process.execPath,
-      [
-        join(packageRoot, 'bin', 'endpoints.mjs'),
-        'openapi',
-        '--prefix',
-        dir,
-        '--project',
-        join(dir, 'tsconfig.json'),
-        '--out',
-        out,
-      ],
-      { cwd: packageRoot, env: { ...process.env, TSX_DISABLE_CACHE: '1' } },
-    );
+    await run(process.execPath, args, { cwd: packageRoot, env: { ...process.env, TSX_DISABLE_CACHE: '1' } });
     runs.push({ wallMs: performance.now() - started, cpuMs: childrenCpuMs() - cpu });
     const paths = Object.keys((JSON.parse(readFileSync(out, 'utf8')) as { paths: object }).paths).length;
     if (paths !== MODULES * 2) throw new Error(`the document has ${paths} paths, expected ${MODULES * 2}`);
   }
-  return runs;
+  return { command: `TSX_DISABLE_CACHE=1 ${shown(['node', ...args])}`, runs };
 }
 
 /** The cold document: a fresh process building the program and reading 400 handlers. */
@@ -107,16 +111,34 @@ async function coldOpenapi(dir: string) {
 
 /** tsc's own account of a `--noEmit` run ("Total time"), and the wall and CPU time of its process. */
 async function typecheck(dir: string) {
+  const args = ['--noEmit', '--extendedDiagnostics', '-p', dir];
   const cpu = childrenCpuMs();
   const started = performance.now();
-  const { stdout } = await run(join(bins, 'tsc'), ['--noEmit', '--extendedDiagnostics', '-p', dir], {
-    cwd: dir,
-  });
+  const { stdout } = await run(join(bins, 'tsc'), args, { cwd: dir });
   const wallMs = performance.now() - started;
   const cpuMs = childrenCpuMs() - cpu;
   const total = /Total time:\s+([\d.]+)s/.exec(stdout)?.[1];
   const types = /Types:\s+(\d+)/.exec(stdout)?.[1];
-  return { wallMs, cpuMs, totalMs: Number(total) * 1000, types: Number(types) };
+  return {
+    command: shown(['npx', 'tsc', ...args]),
+    wallMs,
+    cpuMs,
+    totalMs: Number(total) * 1000,
+    types: Number(types),
+  };
+}
+
+/** Each consumer's tsc, by turns, so a busy spell of the shared machine falls on both. */
+async function typecheckBoth(ours: string, hono: string) {
+  const runs = {
+    ours: [] as Awaited<ReturnType<typeof typecheck>>[],
+    hono: [] as Awaited<ReturnType<typeof typecheck>>[],
+  };
+  for (let index = 0; index < TSC_RUNS; index += 1) {
+    runs.ours.push(await typecheck(ours));
+    runs.hono.push(await typecheck(hono));
+  }
+  return runs;
 }
 
 /** The operation ids of the emitted module's route table, by `METHOD path`. */
@@ -131,24 +153,21 @@ function operationIds(client: string): Map<string, string> {
 }
 
 /** Our consumer: the emitted module, then a call on each of its operations, as a user writes them. */
-async function oursConsumer(dir: string): Promise<string> {
+async function oursConsumer(dir: string): Promise<{ dir: string; emitted: string }> {
   const out = join(packageRoot, '.tmp', 'bench-client-ours');
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
-  await run(
-    join(bins, 'tsx'),
-    [
-      join(packageRoot, 'bin', 'endpoints.ts'),
-      'client',
-      '--prefix',
-      dir,
-      '--project',
-      join(dir, 'tsconfig.json'),
-      '--out',
-      join(out, 'client.ts'),
-    ],
-    { cwd: packageRoot },
-  );
+  const args = [
+    join(packageRoot, 'bin', 'endpoints.mjs'),
+    'client',
+    '--prefix',
+    dir,
+    '--project',
+    join(dir, 'tsconfig.json'),
+    '--out',
+    join(out, 'client.ts'),
+  ];
+  await run(process.execPath, args, { cwd: packageRoot });
   const ids = operationIds(join(out, 'client.ts'));
   const idOf = (route: string) => {
     const id = ids.get(route);
@@ -166,7 +185,7 @@ async function oursConsumer(dir: string): Promise<string> {
   );
   writeFileSync(join(out, 'package.json'), JSON.stringify({ type: 'module' }));
   writeFileSync(join(out, 'tsconfig.json'), JSON.stringify({ ...TSCONFIG, files: ['consumer.ts'] }));
-  return out;
+  return { dir: out, emitted: shown(['node', ...args]) };
 }
 
 /**
@@ -257,9 +276,19 @@ generateControllers(dir, MODULES, 'ts', '@platform/endpoints');
 writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ ...TSCONFIG, include: ['.'] }));
 const cli = await coldCli(dir);
 const openapi = await coldOpenapi(dir);
-const ours = await typecheck(await oursConsumer(dir));
-const hono = await typecheck(honoConsumer());
+const consumer = await oursConsumer(dir);
+const { ours, hono } = await typecheckBoth(consumer.dir, honoConsumer());
 const perRequest = await validationCost();
-process.stdout.write(
-  `${JSON.stringify({ modules: MODULES, tsconfig: TSCONFIG.compilerOptions, cli, openapi, ours, hono, perRequest })}\n`,
-);
+const figures = {
+  modules: MODULES,
+  tsconfig: TSCONFIG.compilerOptions,
+  cli,
+  openapi,
+  emitted: consumer.emitted,
+  ours,
+  hono,
+  perRequest,
+  perRequestCommand:
+    "createApp({ controllerPrefix: 'bench/controllers', project: 'tsconfig.json' }) and the same with responseValidation: 'strict', app.fetch(new Request(…)) in turns (bench/types.ts)",
+};
+process.stdout.write(`${JSON.stringify(figures)}\n`);

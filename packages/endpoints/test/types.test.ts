@@ -214,6 +214,46 @@ describe('types from TypeScript (--project)', () => {
     assert.deepEqual(again, document);
   });
 
+  test("types that need the tsconfig's `types` packages (Node's globals and modules) are read with them", async () => {
+    // The program is first built without `types`; each of these leaves something unresolved there.
+    const cases = {
+      global:
+        'export class Default extends Controller {\n  GET() {\n    return { data: Buffer.from("a") };\n  }\n}\n',
+      import:
+        'import { EOL } from "node:os";\nexport class Default extends Controller {\n  GET() {\n    return { eol: EOL };\n  }\n}\n',
+    };
+    const expected = {
+      global: {
+        type: 'object',
+        properties: { data: { type: 'string', format: 'binary' } },
+        required: ['data'],
+      },
+      import: { type: 'object', properties: { eol: { type: 'string' } }, required: ['eol'] },
+    };
+    for (const [name, source] of Object.entries(cases) as [keyof typeof cases, string][]) {
+      const dir = join(scratch, `node-${name}`);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(
+        join(dir, 'tsconfig.json'),
+        JSON.stringify({
+          extends: join(packageRoot, '..', '..', 'tsconfig.base.json'),
+          compilerOptions: { noEmit: true, types: ['node'] },
+          include: ['.'],
+        }),
+      );
+      writeFileSync(
+        join(dir, 'node.ts'),
+        // As an application imports the framework: its built declarations, which need no Node types.
+        `import { Controller } from '@platform/endpoints';\n${source}`,
+      );
+      const warnings: string[] = [];
+      const app = await createApp({ controllerPrefix: dir, log: (line) => warnings.push(line) });
+      const document = app.openapi({ project: join(dir, 'tsconfig.json') });
+      assert.deepEqual(bodyOf(document, '/node', 'get'), expected[name], name);
+      assert.deepEqual(warnings, [], name);
+    }
+  });
+
   test('a project that does not exist is a clear INVALID_OPTION error', async () => {
     const app = await createApp({
       controllerPrefix: 'examples/controllers',

@@ -89,14 +89,36 @@ function sourceOf(file: string): string {
  * Reads the handlers' parameter and return types through the TypeScript compiler: one program whose
  * roots are the controller modules (their imports come along), one checker, one schema writer, so a
  * type used by many handlers is one component.
+ *
+ * The tsconfig's `types` packages are global declarations (`types: ["node"]` brings 2.3 MB, most of a
+ * server's program and of its parse time) that handlers' types seldom name. So the program is built
+ * first without them; only when that leaves something unresolved (an import such as `node:fs`, a
+ * global such as `Buffer` met in a handler's type, a handler not found) is it built again with them.
+ * Names that resolve without those packages mean the same with them, so the document is the same.
  */
 export function extractTypes(refs: readonly HandlerRef[], options: ExtractOptions): TypeExtraction {
   const ts = loadTypeScript();
   const project = resolve(options.cwd, options.project);
   const compilerOptions = readConfig(ts, project);
+  if (compilerOptions.types?.length !== 0) {
+    const lean = readHandlers(ts, refs, { ...compilerOptions, types: [] }, options);
+    if (lean) return lean;
+  }
+  return readHandlers(ts, refs, compilerOptions, options) as TypeExtraction;
+}
+
+/** The extraction over one program; undefined when `compilerOptions` is a lean pass that left something unresolved. */
+function readHandlers(
+  ts: typeof TS,
+  refs: readonly HandlerRef[],
+  compilerOptions: TS.CompilerOptions,
+  options: ExtractOptions,
+): TypeExtraction | undefined {
+  const lean = compilerOptions.types?.length === 0;
   const roots = [...new Set(refs.map((ref) => sourceOf(ref.file)))];
   const program = ts.createProgram({ rootNames: roots, options: { ...compilerOptions, allowJs: true } });
   const checker = program.getTypeChecker();
+  if (lean && hasUnresolvedImport(ts, program, checker)) return undefined;
   const writer = new SchemaWriter(ts, checker, options.refPrefix, options.reservedNames);
   const handlers = new Map<string, HandlerTypes>();
   const warnings: string[] = [];
@@ -106,12 +128,31 @@ export function extractTypes(refs: readonly HandlerRef[], options: ExtractOption
     const label = `${ref.exportName}.${ref.method}`;
     const method = findMethod(ts, checker, program, sourceOf(ref.file), ref);
     if (!method) {
+      if (lean) return undefined;
       warnings.push(`${file} ${label}: the compiler found no such method; its types are not documented`);
       continue;
     }
     handlers.set(handlerKey(ref), readHandler(ts, checker, writer, method, { file, handler: label }));
+    if (lean && writer.metUnresolved) return undefined;
   }
   return { handlers, schemas: writer.schemas, warnings: [...warnings, ...writer.warnings] };
+}
+
+/** Whether a module of the application (not a library's declarations) imports one the program cannot find. */
+function hasUnresolvedImport(ts: typeof TS, program: TS.Program, checker: TS.TypeChecker): boolean {
+  for (const source of program.getSourceFiles()) {
+    if (source.isDeclarationFile || program.isSourceFileFromExternalLibrary(source)) continue;
+    for (const statement of source.statements) {
+      const specifier =
+        ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)
+          ? statement.moduleSpecifier
+          : ts.isImportEqualsDeclaration(statement) && ts.isExternalModuleReference(statement.moduleReference)
+            ? statement.moduleReference.expression
+            : undefined;
+      if (specifier && !checker.getSymbolAtLocation(specifier)) return true;
+    }
+  }
+  return false;
 }
 
 type Method = TS.MethodDeclaration | TS.PropertyDeclaration;

@@ -18,6 +18,8 @@ export interface TypeSite {
 export class SchemaWriter {
   readonly schemas: Record<string, JsonSchema> = {};
   readonly warnings: string[] = [];
+  /** Whether a type met was one the checker could not resolve (a name no declaration in the program gives). */
+  metUnresolved = false;
   readonly #ts: typeof TS;
   readonly #checker: TS.TypeChecker;
   readonly #refPrefix: string;
@@ -81,7 +83,11 @@ export class SchemaWriter {
     const flags = type.flags;
     // Anonymous types nest only as deep as the source writes them; this guards a pathological alias.
     if (depth > 64) return this.#warn(type, 'nested more than 64 levels');
-    if (flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) return {};
+    if (flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) {
+      // The checker's error type is an `any` by this name.
+      if ((type as { intrinsicName?: string }).intrinsicName === 'error') this.metUnresolved = true;
+      return {};
+    }
     if (flags & ts.TypeFlags.Never) return { not: {} };
     if (flags & ts.TypeFlags.Null) return { type: 'null' };
     if (flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Void))
