@@ -38,7 +38,7 @@ export interface QuotaSink {
   end(): void;
 }
 
-/** What a store entry of a client outlives its last write by, in rebalance intervals: two ticks may be missed. */
+/** How long a shared store keeps the entries of an instance that stopped writing, in rebalance intervals: two ticks may be missed. */
 const ENTRY_TTL_INTERVALS = 3;
 /**
  * A report whose buckets are all assigned, under the config they were shared out with, and whose
@@ -51,6 +51,7 @@ const DEMAND_TOLERANCE = 0.1;
 
 interface Subscription {
   readonly key: string;
+  readonly stream: QuotaStream;
   readonly pairs: BucketPairs;
   /** The pairs arrays reports have named this bucket by (the codec keeps one per distinct BucketId bytes). */
   readonly aliases: BucketPairs[];
@@ -58,7 +59,10 @@ interface Subscription {
   /** The number of the stream's report that last named it, to find a bucket a report names twice. */
   namedIn: number;
   perSecond: number;
-  /** The demand last written to the store (NaN before the first): a report that moves it less than DEMAND_TOLERANCE is only renewed. */
+  /**
+   * The demand last written to the store (NaN before the first): a report that moves it less than
+   * DEMAND_TOLERANCE is only renewed. The store is written only when `perSecond` differs from it.
+   */
   sharedPerSecond: number;
   lastReportMs: number;
   /** The strategy last sent, to send again only on a change, when its renewal is due, or with TTL 0. */
@@ -105,6 +109,8 @@ interface Bucket {
   readonly domain: string;
   readonly descriptor: readonly Entry[];
   readonly streams: Set<QuotaStream>;
+  /** Its subscriptions whose demand moved since it was last written to the store: the writes of its next share-out. */
+  readonly unwritten: Set<Subscription>;
   /** The config the bucket was last shared out with: after a reload a report shares it out again. */
   sharedWith: RateLimitConfig | undefined;
   /** The bucket's quota under the config it was looked up in: a rebalance looks it up again only after a reload. */
@@ -238,7 +244,6 @@ export class QuotaService {
     if (fresh) for (const named of fresh.values()) this.subscribe(stream, domain, named);
     // A bucket named twice in one report counts the usage of its last mention.
     const number = ++stream.reportsTaken;
-    let settled = true;
     let distinct = true;
     for (let i = 0; i < usages.length; i++) {
       const usage = usages[i] as BucketUsage;
@@ -246,28 +251,28 @@ export class QuotaService {
       if (subscription.namedIn === number) distinct = false;
       subscription.namedIn = number;
       subscription.perSecond = ((usage.allowed + usage.denied) * 1000) / usage.elapsedMs;
-      if (subscription.perSecond !== subscription.sharedPerSecond) this.moved.add(subscription.key);
+      if (subscription.perSecond !== subscription.sharedPerSecond) {
+        this.moved.add(subscription.key);
+        subscription.bucket.unwritten.add(subscription);
+      }
       subscription.lastReportMs = now;
       named[i] = subscription;
     }
     const subscriptions = (distinct ? named : [...new Set(named)]) as Subscription[];
+    // Only the buckets whose demand moved beyond DEMAND_TOLERANCE are shared out now; the others'
+    // small moves wait for the next rebalance, as they do when the whole report is settled.
+    const unsettled: string[] = [];
     for (const subscription of subscriptions) {
-      if (!this.isSettled(subscription)) {
-        settled = false;
-        break;
-      }
+      if (!this.isSettled(subscription)) unsettled.push(subscription.key);
     }
-    if (settled) {
-      if (this.demand.shared) this.holdDemands(stream, subscriptions, now);
+    if (this.demand.shared) this.holdDemands(stream, subscriptions, now);
+    if (unsettled.length === 0) {
       if (subscriptions.some((subscription) => this.renewalDue(subscription, now))) {
         this.renew(stream, subscriptions, now);
       }
       return;
     }
-    return this.shareOut(
-      subscriptions.map((subscription) => subscription.key),
-      { stream, subscriptions },
-    );
+    return this.shareOut(unsettled, { stream, subscriptions });
   }
 
   /** The buckets of `usages` the stream has not subscribed to, by key; undefined when there are none. */
@@ -396,14 +401,8 @@ export class QuotaService {
     for (const key of keys) this.moved.delete(key);
     const live = keys.filter((key) => this.buckets.has(key));
     if (live.length === 0) return;
-    const writes = [];
-    for (const key of live) {
-      for (const stream of (this.buckets.get(key) as Bucket).streams) {
-        const subscription = stream.subscriptions.get(key) as Subscription;
-        writes.push({ bucket: key, client: stream.client, perSecond: subscription.perSecond });
-        subscription.sharedPerSecond = subscription.perSecond;
-      }
-    }
+    const writes: DemandWrite[] = [];
+    for (const key of live) this.takeUnwritten(this.buckets.get(key) as Bucket, undefined, writes);
     let demands: Awaited<ReturnType<DemandStore['exchange']>>;
     try {
       demands = await this.demand.exchange(
@@ -491,22 +490,34 @@ export class QuotaService {
   }
 
   /**
-   * In a store other instances share, a settled report's demands are written (not waited for), so
-   * that every instance's next rebalance shares out the same demands; a store of this instance
-   * alone is written by the next rebalance itself, which writes every local client's demand for
-   * each bucket before it reads.
+   * In a store other instances share, a report's demands that moved are written (not waited for),
+   * so that every instance's next rebalance shares out the same demands; a store of this instance
+   * alone is written by the share-out of each bucket whose demand moved.
    */
   private holdDemands(stream: QuotaStream, subscriptions: readonly Subscription[], nowMs: number): void {
-    const writes = subscriptions.map(
-      (subscription): DemandWrite => ({
-        bucket: subscription.key,
-        client: stream.client,
-        perSecond: subscription.perSecond,
-      }),
-    );
+    const writes: DemandWrite[] = [];
+    for (const subscription of subscriptions) this.takeUnwritten(subscription.bucket, stream, writes);
+    if (writes.length === 0) return;
     this.demand
       .write(writes, nowMs, this.options.rebalanceIntervalMs * ENTRY_TTL_INTERVALS)
       .catch((error: unknown) => this.storeFailed(error));
+  }
+
+  /**
+   * Adds to `writes` the demands of the bucket's subscriptions (of `stream` only, when given) that
+   * moved since they were written, and counts them written: the store is given changes only.
+   */
+  private takeUnwritten(bucket: Bucket, stream: QuotaStream | undefined, writes: DemandWrite[]): void {
+    for (const subscription of bucket.unwritten) {
+      if (stream && subscription.stream !== stream) continue;
+      bucket.unwritten.delete(subscription);
+      writes.push({
+        bucket: subscription.key,
+        client: subscription.stream.client,
+        perSecond: subscription.perSecond,
+      });
+      subscription.sharedPerSecond = subscription.perSecond;
+    }
   }
 
   /**
@@ -604,6 +615,7 @@ export class QuotaService {
         domain,
         descriptor,
         streams: new Set(),
+        unwritten: new Set(),
         sharedWith: undefined,
         quota: undefined,
         sharedOut: undefined,
@@ -613,6 +625,7 @@ export class QuotaService {
     bucket.streams.add(stream);
     const subscription: Subscription = {
       key,
+      stream,
       pairs,
       aliases: [pairs],
       bucket,
@@ -634,6 +647,7 @@ export class QuotaService {
     stream.subscriptions.delete(key);
     const bucket = this.buckets.get(key);
     bucket?.streams.delete(stream);
+    if (subscription) bucket?.unwritten.delete(subscription);
     if (bucket?.streams.size === 0) this.buckets.delete(key);
     return { bucket: key, client: stream.client };
   }
@@ -688,6 +702,7 @@ function addAssignment(
 }
 
 function sameEntries(a: readonly DemandEntry[], b: readonly DemandEntry[]): boolean {
+  if (a === b) return true;
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {
     const x = a[i] as DemandEntry;

@@ -96,6 +96,25 @@ describe('RLQS demand in Redis', () => {
     assert.deepEqual(back, entries(['a/1', 10], ['a/2', 5]));
   });
 
+  test('writes are changes: a steady client written once stays, and a lost hash gets it back unasked', async () => {
+    await inspect.flushall();
+    const a = storeOf('a');
+    const b = storeOf('b');
+    await a.exchange([write('a', 1, 10)], [BUCKET], 1000, TTL_MS);
+    const [steady] = await b.exchange([], [BUCKET], 1000 + 2 * TTL_MS, TTL_MS);
+    assert.deepEqual(steady, [], 'a silent for twice the TTL: its entry is gone');
+    const [back] = await a.exchange([], [BUCKET], 1000 + 2 * TTL_MS, TTL_MS);
+    assert.deepEqual(back, [], 'the read that finds it gone');
+    const [rewritten] = await a.exchange([], [BUCKET], 1000 + 2 * TTL_MS + 1, TTL_MS);
+    assert.deepEqual(rewritten, entries(['a/1', 10]), 'written again from what a keeps');
+    await inspect.flushall();
+    const [lost] = await a.exchange([], [BUCKET], 1000 + 2 * TTL_MS + 2, TTL_MS);
+    assert.deepEqual(lost, [], 'Redis lost it');
+    await a.exchange([], [BUCKET], 1000 + 2 * TTL_MS + 3, TTL_MS);
+    const [afterFlush] = await b.exchange([], [BUCKET], 1000 + 2 * TTL_MS + 4, TTL_MS);
+    assert.deepEqual(afterFlush, entries(['a/1', 10]), 'b reads it after a wrote it again');
+  });
+
   test('remove deletes the entries and bumps the version, so every instance sees them go', async () => {
     await inspect.flushall();
     const a = storeOf('a');
