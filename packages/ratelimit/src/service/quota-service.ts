@@ -4,7 +4,7 @@ import type { RateLimitConfig } from '../config/tree.js';
 import type { Logger } from '../log.js';
 import type { Entry } from '../protocol/messages.js';
 import { assign } from '../quota/assign.js';
-import { type BucketQuota, quotaOf, type Strategy, sameStrategy } from '../quota/strategy.js';
+import { allowsAtLeast, type BucketQuota, quotaOf, type Strategy, sameStrategy } from '../quota/strategy.js';
 import { sanitizeStatName } from '../stats/names.js';
 import type { Counter, StatStore } from '../stats/store.js';
 import {
@@ -67,6 +67,8 @@ interface Subscription {
   lastReportMs: number;
   /** The strategy last sent, to send again only on a change, when its renewal is due, or with TTL 0. */
   sent: Strategy | undefined;
+  /** A larger strategy than `sent`, shared out since, that waits for the next rebalance (or the next send). */
+  due: Strategy | undefined;
   /** When the strategy was last sent, and with which time to live: a report renews it once a third of that has passed. */
   sentAtMs: number;
   sentTtlMs: number;
@@ -141,9 +143,9 @@ export const RLQS_STAT_ROOT = 'ratelimit.service.rlqs.';
  * looked up in the config in force (config/bucket-match.ts) and its quota shared out among every
  * client reporting it (quota/), with the clients' demand kept in the demand store so that
  * instances on one Redis share out alike. A client is sent a bucket's strategy when it first
- * reports it, whenever it changes, and, renewing its TTL, on a report once a third of that TTL
- * has passed; every RLQS_REBALANCE_INTERVAL the buckets are shared out again and idle buckets
- * abandoned.
+ * reports it, when its own report or a smaller share changes it, a larger share with the next
+ * rebalance, and, renewing its TTL, on a report once a third of that TTL has passed; every
+ * RLQS_REBALANCE_INTERVAL the buckets are shared out again and idle buckets abandoned.
  */
 export class QuotaService {
   /** Open streams by client id. */
@@ -157,6 +159,8 @@ export class QuotaService {
   private timer: NodeJS.Timeout | undefined;
   private rebalancing: Promise<void> | undefined;
   private stopping = false;
+  /** The subscriptions with a larger strategy due, sent by the next rebalance. */
+  private readonly deferred = new Set<Subscription>();
   /** Buckets a client's demand moved in since they were last shared out. */
   private readonly moved = new Set<string>();
   /** The config of the last rebalance that looked for buckets shared out under another. */
@@ -391,6 +395,12 @@ export class QuotaService {
     } catch (error) {
       this.storeFailed(error);
     }
+    const outbox = new Map<QuotaStream, BucketAction[]>();
+    const at = this.nowMs();
+    for (const subscription of this.deferred) {
+      addAssignment(outbox, subscription.stream, this.assignment(subscription, at));
+    }
+    this.sendOutbox(outbox);
   }
 
   /**
@@ -437,8 +447,27 @@ export class QuotaService {
         const subscription = stream?.subscriptions.get(key);
         if (!stream || !subscription) return;
         const strategy = strategies[j] as Strategy;
-        if (sameStrategy(strategy, subscription.sent)) return;
+        if (sameStrategy(strategy, subscription.sent)) {
+          this.undefer(subscription);
+          return;
+        }
+        // A larger share that another client's report brings only leaves part of the limit unused
+        // until it arrives: it waits for the next rebalance, so a client whose share others'
+        // reports move up several times in one interval is sent it once. A smaller one goes at
+        // once, so that the shares in force never add up to more than the limit, and so do the
+        // reporter's own, which its report awaits, and what a closed stream or a rebalance frees.
+        if (
+          reporter &&
+          stream !== reporter.stream &&
+          subscription.sent &&
+          allowsAtLeast(strategy, subscription.sent)
+        ) {
+          subscription.due = strategy;
+          this.deferred.add(subscription);
+          return;
+        }
         subscription.sent = strategy;
+        this.undefer(subscription);
         changed.add(subscription);
         addAssignment(outbox, stream, this.assignment(subscription, now));
       });
@@ -450,10 +479,28 @@ export class QuotaService {
         }
       }
     }
+    this.sendOutbox(outbox);
+  }
+
+  private sendOutbox(outbox: ReadonlyMap<QuotaStream, readonly BucketAction[]>): void {
     for (const [stream, actions] of outbox) {
       this.send(stream, actions);
       this.statsOf(stream).assignments.inc(actions.length);
     }
+  }
+
+  /** Drops the larger strategy a subscription had waiting: it is sent now, or no longer in force. */
+  private undefer(subscription: Subscription): void {
+    if (subscription.due === undefined) return;
+    subscription.due = undefined;
+    this.deferred.delete(subscription);
+  }
+
+  /** Makes a waiting larger strategy the one in force, as it is about to be sent. */
+  private promote(subscription: Subscription): void {
+    if (subscription.due === undefined) return;
+    subscription.sent = subscription.due;
+    this.undefer(subscription);
   }
 
   /** The bucket's quota under `config`. */
@@ -531,6 +578,7 @@ export class QuotaService {
 
   /** The assignment of the subscription's strategy in force, sent now: it records when and with which TTL. */
   private assignment(subscription: Subscription, nowMs: number): BucketAction {
+    this.promote(subscription);
     const ttlMs = this.draining ? 0 : this.options.assignmentTtlMs;
     subscription.sentAtMs = nowMs;
     subscription.sentTtlMs = ttlMs;
@@ -545,6 +593,7 @@ export class QuotaService {
   private renew(stream: QuotaStream, subscriptions: readonly Subscription[], nowMs: number): void {
     const ttlMs = this.draining ? 0 : this.options.assignmentTtlMs;
     for (const subscription of subscriptions) {
+      this.promote(subscription);
       subscription.sentAtMs = nowMs;
       subscription.sentTtlMs = ttlMs;
     }
@@ -634,6 +683,7 @@ export class QuotaService {
       namedIn: 0,
       lastReportMs: 0,
       sent: undefined,
+      due: undefined,
       sentAtMs: 0,
       sentTtlMs: 0,
     };
@@ -647,7 +697,10 @@ export class QuotaService {
     stream.subscriptions.delete(key);
     const bucket = this.buckets.get(key);
     bucket?.streams.delete(stream);
-    if (subscription) bucket?.unwritten.delete(subscription);
+    if (subscription) {
+      bucket?.unwritten.delete(subscription);
+      this.undefer(subscription);
+    }
     if (bucket?.streams.size === 0) this.buckets.delete(key);
     return { bucket: key, client: stream.client };
   }
