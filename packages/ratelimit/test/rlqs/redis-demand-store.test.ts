@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type RedisProcess, startRedis } from '@platform/testkit';
+import { type RedisProcess, startRedis, startRedisCluster } from '@platform/testkit';
 import { Redis } from 'ioredis';
 import type { DemandEntry } from '../../src/backends/demand.js';
 import { RedisDemandStore } from '../../src/backends/redis/demand-store.js';
@@ -134,5 +134,39 @@ describe('RLQS demand in Redis', () => {
       dead.exchange([write('dead', 1, 1)], [BUCKET], 1000, TTL_MS),
       (error: Error) => error.name === 'StoreError' && /rlqs demand exchange failed/.test(error.message),
     );
+  });
+});
+
+describe('RLQS demand in a Redis Cluster', () => {
+  test('the heartbeat and each bucket are calls of their own: two instances read each other, a removal shows', async () => {
+    const cluster = await startRedisCluster({ masters: 3 });
+    const stores: RedisDemandStore[] = [];
+    try {
+      const settings = readRedisSettings({
+        REDIS_TYPE: 'cluster',
+        REDIS_URL: cluster.addresses,
+        REDIS_PIPELINE_WINDOW: '1ms',
+      }).main;
+      const a = new RedisDemandStore(settings, PREFIX, 'a');
+      const b = new RedisDemandStore(settings, PREFIX, 'b');
+      stores.push(a, b);
+      const buckets = ['quota|route=a', 'quota|route=b', 'quota|route=c'];
+      const writes = (instance: string, perSecond: number) =>
+        buckets.map((bucket) => ({ bucket, client: `${instance}/1`, perSecond }));
+      await a.exchange(writes('a', 10), buckets, 1000, TTL_MS);
+      const seen = await b.exchange(writes('b', 20), buckets, 1000, TTL_MS);
+      for (const entriesOfBucket of seen) {
+        assert.deepEqual(entriesOfBucket, [
+          { client: 'a/1', perSecond: 10 },
+          { client: 'b/1', perSecond: 20 },
+        ]);
+      }
+      await a.remove([{ bucket: 'quota|route=b', client: 'a/1' }]);
+      const [, afterRemoval] = await b.exchange([], buckets, 1100, TTL_MS);
+      assert.deepEqual(afterRemoval, [{ client: 'b/1', perSecond: 20 }]);
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+      await cluster.stop();
+    }
   });
 });

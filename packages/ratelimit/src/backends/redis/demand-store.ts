@@ -13,38 +13,36 @@ const VERSION_FIELD = '#version';
 const ENTRY_KEY_TTLS = 10;
 
 /**
- * Which instances are alive: a sorted set of instance id → the time of its latest exchange. KEYS:
- * the set. ARGV: now in ms, the liveness TTL in ms, this instance's id. Marks this instance alive,
- * drops those silent for a TTL, and replies with the live ids in order. The time is the caller's
- * clock: the instances sharing a store should keep their clocks within a small part of the TTL.
+ * Marks this instance alive in the sorted set KEYS[1] (instance id → the time of its latest
+ * exchange) and drops those silent for a TTL. ARGV: now in ms, the liveness TTL in ms, this
+ * instance's id. Sets `liveIds`, the live ids in order. The time is the caller's clock: the
+ * instances sharing a store should keep their clocks within a small part of the TTL.
  */
-const HEARTBEAT_SCRIPT = `
+const HEARTBEAT = `
 local now = tonumber(ARGV[1])
 redis.call('ZADD', KEYS[1], now, ARGV[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return redis.call('ZRANGE', KEYS[1], 0, -1)
+local liveIds = redis.call('ZRANGE', KEYS[1], 0, -1)
+`;
+
+/** HEARTBEAT alone, replying with the live ids: a cluster's first call of an exchange. */
+const HEARTBEAT_SCRIPT = `${HEARTBEAT}return liveIds
 `;
 
 /**
- * KEYS: buckets' hashes, client id → requests per second, and VERSION_FIELD, bumped by every
- * change. ARGV: the key TTL in ms, the number of live instances and their ids, then for each key in
- * order the version the caller holds ('' for none), the number of its writes and that many client
- * and demand pairs. For each key, writes its pairs, and replies with nothing when the hash has a
- * version and it is the caller's, otherwise with the version and the entries of live instances
- * (so a hash that vanished is read as empty, and its writers learn they must write again; a client id is
- * `<instance id>/<stream>`); entries of instances no longer alive are deleted.
+ * For each bucket hash KEYS[firstKey..] (client id → requests per second, and VERSION_FIELD,
+ * bumped by every change), with ARGV from `arg` on: the version the caller holds ('' for none),
+ * the number of its writes and that many client and demand pairs. Writes the pairs, and adds to
+ * `replies` nothing when the hash has a version and it is the caller's (unless `fresh`), otherwise
+ * the version and the entries of `live` instances (a client id is `<instance id>/<stream>`), so a
+ * hash that vanished is read as empty and its writers learn they must write again; entries of
+ * instances no longer alive are deleted. `ttl`: the hash's TTL in ms.
  */
-const EXCHANGE_SCRIPT = `
-local ttl = ARGV[1]
-local live = {}
-local liveCount = tonumber(ARGV[2])
-for i = 1, liveCount do live[ARGV[2 + i]] = true end
-local arg = 3 + liveCount
-local replies = {}
-for k = 1, #KEYS do
+const EXCHANGE_BODY = `
+for k = firstKey, #KEYS do
   local key = KEYS[k]
-  local known = ARGV[arg]
+  local known = fresh and '' or ARGV[arg]
   local count = tonumber(ARGV[arg + 1])
   arg = arg + 2
   local changed = false
@@ -59,7 +57,7 @@ for k = 1, #KEYS do
     or redis.call('HGET', key, '${VERSION_FIELD}')
   version = tostring(version or '')
   if version ~= '' and version == known then
-    replies[k] = {}
+    replies[#replies + 1] = {}
   else
     local all = redis.call('HGETALL', key)
     local entries = { '' }
@@ -79,12 +77,45 @@ for k = 1, #KEYS do
     end
     if removed then version = tostring(redis.call('HINCRBY', key, '${VERSION_FIELD}', 1)) end
     entries[1] = version
-    replies[k] = entries
+    replies[#replies + 1] = entries
   end
   if version ~= '' then redis.call('PEXPIRE', key, ttl) end
 end
 return replies
 `;
+
+/**
+ * A cluster's exchange call (its keys must share a slot, so the instances set is read by a
+ * HEARTBEAT_SCRIPT call before): KEYS the buckets' hashes; ARGV the hash TTL in ms, the number of
+ * live instances and their ids, then the buckets' arguments (EXCHANGE_BODY).
+ */
+const EXCHANGE_SCRIPT = `
+local ttl = ARGV[1]
+local live = {}
+local liveCount = tonumber(ARGV[2])
+for i = 1, liveCount do live[ARGV[2 + i]] = true end
+local arg = 3 + liveCount
+local firstKey = 1
+local fresh = false
+local replies = {}
+${EXCHANGE_BODY}`;
+
+/**
+ * One round trip where every key lives on one server: the heartbeat (KEYS[1], ARGV[1..3] as for
+ * HEARTBEAT) and the exchange of KEYS[2..] in one call. ARGV[4]: the live ids the caller knows,
+ * joined by newlines (when they are not the live ones, every bucket is read in full, as the caller
+ * may hold entries of an instance gone since); ARGV[5]: the hash TTL in ms; then the buckets'
+ * arguments. Replies with the live ids, then a reply per bucket.
+ */
+const LIVE_EXCHANGE_SCRIPT = `${HEARTBEAT}
+local fresh = table.concat(liveIds, '\\n') ~= ARGV[4]
+local live = {}
+for i = 1, #liveIds do live[liveIds[i]] = true end
+local ttl = ARGV[5]
+local arg = 6
+local firstKey = 2
+local replies = { liveIds }
+${EXCHANGE_BODY}`;
 
 /** KEYS: one bucket's hash. ARGV: client ids. Deletes them and bumps the version if any was there. */
 const REMOVE_SCRIPT = `
@@ -156,6 +187,8 @@ export class RedisDemandStore implements DemandStore {
   /** The clock of the latest held write. */
   private heldAtMs = 0;
   private readonly bucketsPerCall: number;
+  /** Whether the keys of one call must share a slot: then the heartbeat is a call of its own. */
+  private readonly cluster: boolean;
   private readonly known = new Map<string, Known>();
   /** The live instances of the previous exchange, joined: a change forces a full read of every bucket. */
   private liveInstances = '';
@@ -170,8 +203,10 @@ export class RedisDemandStore implements DemandStore {
     this.client = openClient(settings, tlsOptions(settings.tls, settings.label));
     this.client.defineCommand('rlqsHeartbeat', { lua: HEARTBEAT_SCRIPT });
     this.client.defineCommand('rlqsExchange', { lua: EXCHANGE_SCRIPT });
+    this.client.defineCommand('rlqsLiveExchange', { lua: LIVE_EXCHANGE_SCRIPT });
     this.client.defineCommand('rlqsRemove', { lua: REMOVE_SCRIPT });
-    this.bucketsPerCall = this.client instanceof Cluster ? 1 : BUCKETS_PER_CALL;
+    this.cluster = this.client instanceof Cluster;
+    this.bucketsPerCall = this.cluster ? 1 : BUCKETS_PER_CALL;
     // Without a listener ioredis throws connection errors from its emitter; calls report them.
     this.client.on('error', () => undefined);
   }
@@ -188,30 +223,7 @@ export class RedisDemandStore implements DemandStore {
     const pairsOf = this.changedPairs(read);
     const buckets = [...pairsOf.keys()];
     try {
-      const live = (await this.command<SmallCommand>('rlqsHeartbeat')(
-        1,
-        `${this.keyPrefix}instances`,
-        String(nowMs),
-        String(ttlMs),
-        this.instanceId,
-      )) as string[];
-      const liveInstances = live.join('\n');
-      if (liveInstances !== this.liveInstances) {
-        this.liveInstances = liveInstances;
-        for (const known of this.known.values()) known.version = '';
-      }
-      const exchange = this.command<ExchangeCommand>('rlqsExchange');
-      const calls: Promise<(string | null)[][]>[] = [];
-      for (let start = 0; start < buckets.length; start += this.bucketsPerCall) {
-        const batch = buckets.slice(start, start + this.bucketsPerCall);
-        const args = [String(ttlMs * ENTRY_KEY_TTLS), String(live.length), ...live];
-        for (const bucket of batch) {
-          const pairs = pairsOf.get(bucket) as string[];
-          args.push(this.versionToSend(bucket, nowMs), String(pairs.length / 2), ...pairs);
-        }
-        calls.push(exchange(batch.length, ...batch.map((bucket) => this.keyPrefix + bucket), ...args));
-      }
-      const replies = (await Promise.all(calls)).flat();
+      const replies = await this.call(buckets, pairsOf, nowMs, ttlMs);
       buckets.forEach((bucket, i) => {
         this.learn(bucket, pairsOf.get(bucket) as string[], replies[i] as string[], nowMs);
       });
@@ -228,6 +240,62 @@ export class RedisDemandStore implements DemandStore {
       }
       throw new StoreError(`rlqs demand exchange failed: ${(error as Error).message}`, { cause: error });
     }
+  }
+
+  /**
+   * The script calls of one exchange, BUCKETS_PER_CALL buckets each, sent as one pipeline; resolves
+   * to a reply per bucket. Where every key lives on one server each call also marks this instance
+   * alive (LIVE_EXCHANGE_SCRIPT), so a report's exchange is one round trip; a cluster, or an
+   * exchange of no bucket, sends the heartbeat first.
+   */
+  private async call(
+    buckets: readonly string[],
+    pairsOf: ReadonlyMap<string, string[]>,
+    nowMs: number,
+    ttlMs: number,
+  ): Promise<string[][]> {
+    const instances = `${this.keyPrefix}instances`;
+    const beat = [String(nowMs), String(ttlMs), this.instanceId];
+    const keyTtl = String(ttlMs * ENTRY_KEY_TTLS);
+    const batches: { keys: string[]; args: string[] }[] = [];
+    for (let start = 0; start < buckets.length; start += this.bucketsPerCall) {
+      const batch = buckets.slice(start, start + this.bucketsPerCall);
+      const args: string[] = [];
+      for (const bucket of batch) {
+        const pairs = pairsOf.get(bucket) as string[];
+        args.push(this.versionToSend(bucket, nowMs), String(pairs.length / 2), ...pairs);
+      }
+      batches.push({ keys: batch.map((bucket) => this.keyPrefix + bucket), args });
+    }
+    if (this.cluster || batches.length === 0) {
+      const live = (await this.command<SmallCommand>('rlqsHeartbeat')(1, instances, ...beat)) as string[];
+      this.noteLive(live);
+      const exchange = this.command<ExchangeCommand>('rlqsExchange');
+      const calls = batches.map(({ keys, args }) =>
+        exchange(keys.length, ...keys, keyTtl, String(live.length), ...live, ...args),
+      );
+      return (await Promise.all(calls)).flat() as string[][];
+    }
+    const exchange = this.command<ExchangeCommand>('rlqsLiveExchange');
+    const known = this.liveInstances;
+    const results = await Promise.all(
+      batches.map(({ keys, args }) =>
+        exchange(keys.length + 1, instances, ...keys, ...beat, known, keyTtl, ...args),
+      ),
+    );
+    this.noteLive((results[0] as (string | null)[][])[0] as string[]);
+    return results.flatMap((result) => result.slice(1)) as string[][];
+  }
+
+  /**
+   * Takes the live instances an exchange found: when they changed, every bucket is read in full
+   * next time (those of this exchange were, by the script).
+   */
+  private noteLive(live: readonly string[]): void {
+    const liveInstances = live.join('\n');
+    if (liveInstances === this.liveInstances) return;
+    this.liveInstances = liveInstances;
+    for (const known of this.known.values()) known.version = '';
   }
 
   write(writes: readonly DemandWrite[], nowMs: number, ttlMs: number): Promise<void> {
@@ -383,7 +451,13 @@ function openClient(settings: RedisInstanceSettings, tls: ConnectionOptions | un
   if (settings.type === 'cluster') {
     return new Cluster(
       settings.nodes.map((node) => ({ host: node.host, port: node.port })),
-      { redisOptions: options, clusterRetryStrategy: reconnectDelayMs, enableAutoPipelining: true },
+      {
+        redisOptions: options,
+        clusterRetryStrategy: reconnectDelayMs,
+        // ioredis refuses an automatic pipeline whose keys span slots of several nodes, which
+        // the calls of one exchange (a bucket each) do: they go one by one.
+        enableAutoPipelining: false,
+      },
     );
   }
   if (settings.type === 'sentinel') {
