@@ -26,11 +26,12 @@ export interface DemandStore {
    */
   readonly shared: boolean;
   /**
-   * Writes `writes` (each kept until `nowMs + ttlMs` unless written again, or, in a shared store,
-   * until removed or until the instance that wrote it has been silent for `ttlMs`) and resolves,
-   * per bucket of `read` in that order, to the live entries of that bucket sorted by client id.
-   * `writes` hold every client of this instance for the buckets of `read`; a shared store may skip
-   * those that barely move a demand it holds. Rejects with a StoreError when the store fails.
+   * Writes `writes` and resolves, per bucket of `read` in that order, to the live entries of that
+   * bucket sorted by client id. Writes are changes: a client's entry holds the demand last written
+   * for it until it is removed or, in a shared store, until the instance that wrote it has been
+   * silent for `ttlMs`; a steady client is written once. The store keeps what it was given, and
+   * writes it again itself if the store lost it; a shared store may skip a write that barely moves
+   * a demand it holds. Rejects with a StoreError when the store fails.
    */
   exchange(
     writes: readonly DemandWrite[],
@@ -39,8 +40,8 @@ export interface DemandStore {
     ttlMs: number,
   ): Promise<DemandEntry[][]>;
   /**
-   * Writes `writes` only (kept until `nowMs + ttlMs`), without reading: a report whose shares need
-   * not be computed again still leaves its demand for the next rebalance of every instance. A store
+   * Writes `writes` (changes, as for `exchange`) without reading: a report whose shares need not
+   * be computed again still leaves its demand for the next rebalance of every instance. A store
    * may hold the writes until its next exchange, at most a third of `ttlMs`.
    */
   write(writes: readonly DemandWrite[], nowMs: number, ttlMs: number): Promise<void>;

@@ -1,17 +1,18 @@
 import { byClient, type DemandEntry, type DemandStore, type DemandWrite } from './demand.js';
 
-interface Held {
-  perSecond: number;
-  expiresAtMs: number;
-}
-
 /**
- * Demand in this process (BACKEND_TYPE=memory): one instance, so only its own streams. It holds
- * at most one entry per open stream and bucket (the service bounds both), and an entry that is
- * not written again goes when its bucket is next read after it expired.
+ * Demand in this process (BACKEND_TYPE=memory): one instance, so only its own streams. An entry
+ * holds until the service removes it (its stream closed, its bucket abandoned), which it always
+ * does, since every instance writing here lives in this process and removes its clients when it
+ * stops: nothing expires. It holds at most one entry per open stream and bucket (the service
+ * bounds both).
  */
 export class MemoryDemandStore implements DemandStore {
-  private readonly buckets = new Map<string, Map<string, Held>>();
+  /** Per bucket its clients' demand, and their entries sorted as last read (undefined after a change). */
+  private readonly buckets = new Map<
+    string,
+    { demand: Map<string, number>; sorted: DemandEntry[] | undefined }
+  >();
   /** One instance's own, unless a test stands several instances on it (`shared: true`). */
   readonly shared: boolean;
 
@@ -19,26 +20,22 @@ export class MemoryDemandStore implements DemandStore {
     this.shared = options.shared ?? false;
   }
 
-  exchange(
-    writes: readonly DemandWrite[],
-    read: readonly string[],
-    nowMs: number,
-    ttlMs: number,
-  ): Promise<DemandEntry[][]> {
-    this.store(writes, nowMs, ttlMs);
-    return Promise.resolve(read.map((bucket) => this.live(bucket, nowMs)));
+  exchange(writes: readonly DemandWrite[], read: readonly string[]): Promise<DemandEntry[][]> {
+    this.store(writes);
+    return Promise.resolve(read.map((bucket) => this.entries(bucket)));
   }
 
-  write(writes: readonly DemandWrite[], nowMs: number, ttlMs: number): Promise<void> {
-    this.store(writes, nowMs, ttlMs);
+  write(writes: readonly DemandWrite[]): Promise<void> {
+    this.store(writes);
     return Promise.resolve();
   }
 
   remove(entries: ReadonlyArray<{ readonly bucket: string; readonly client: string }>): Promise<void> {
     for (const { bucket, client } of entries) {
-      const clients = this.buckets.get(bucket);
-      clients?.delete(client);
-      if (clients?.size === 0) this.buckets.delete(bucket);
+      const held = this.buckets.get(bucket);
+      if (!held?.demand.delete(client)) continue;
+      held.sorted = undefined;
+      if (held.demand.size === 0) this.buckets.delete(bucket);
     }
     return Promise.resolve();
   }
@@ -53,26 +50,26 @@ export class MemoryDemandStore implements DemandStore {
     return this.buckets.size;
   }
 
-  private store(writes: readonly DemandWrite[], nowMs: number, ttlMs: number): void {
+  private store(writes: readonly DemandWrite[]): void {
     for (const write of writes) {
-      let clients = this.buckets.get(write.bucket);
-      if (!clients) {
-        clients = new Map();
-        this.buckets.set(write.bucket, clients);
+      let held = this.buckets.get(write.bucket);
+      if (!held) {
+        held = { demand: new Map(), sorted: undefined };
+        this.buckets.set(write.bucket, held);
       }
-      clients.set(write.client, { perSecond: write.perSecond, expiresAtMs: nowMs + ttlMs });
+      held.demand.set(write.client, write.perSecond);
+      held.sorted = undefined;
     }
   }
 
-  private live(bucket: string, nowMs: number): DemandEntry[] {
-    const clients = this.buckets.get(bucket);
-    if (!clients) return [];
-    const entries: DemandEntry[] = [];
-    for (const [client, held] of clients) {
-      if (held.expiresAtMs <= nowMs) clients.delete(client);
-      else entries.push({ client, perSecond: held.perSecond });
+  private entries(bucket: string): DemandEntry[] {
+    const held = this.buckets.get(bucket);
+    if (!held) return [];
+    if (!held.sorted) {
+      held.sorted = [];
+      for (const [client, perSecond] of held.demand) held.sorted.push({ client, perSecond });
+      held.sorted.sort(byClient);
     }
-    if (clients.size === 0) this.buckets.delete(bucket);
-    return entries.sort(byClient);
+    return held.sorted;
   }
 }

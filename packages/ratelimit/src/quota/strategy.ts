@@ -119,6 +119,30 @@ export function sameStrategy(a: Strategy, b: Strategy | undefined): boolean {
   }
 }
 
+/**
+ * Whether `next` lets through at least what `held` does, whatever the traffic: DENY_ALL is
+ * outgrown by anything, a rate by a larger one per the same unit, a token bucket by one with no
+ * fewer tokens and refill per the same interval. A client moved to a larger share can be told
+ * later without the shares in force ever adding up to more than the limit.
+ */
+export function allowsAtLeast(next: Strategy, held: Strategy): boolean {
+  if (held.kind === 'blanket') return held.rule === 'DENY_ALL' || sameStrategy(next, held);
+  if (next.kind !== held.kind) return false;
+  if (next.kind === 'requests_per_time_unit') {
+    const rate = held as typeof next;
+    return next.unit === rate.unit && next.requests >= rate.requests;
+  }
+  if (next.kind === 'token_bucket') {
+    const bucket = held as typeof next;
+    return (
+      next.fillIntervalMs === bucket.fillIntervalMs &&
+      next.maxTokens >= bucket.maxTokens &&
+      next.tokensPerFill >= bucket.tokensPerFill
+    );
+  }
+  return false;
+}
+
 /** A key that is equal for equal strategies, to keep each strategy's encoding once. */
 export function strategyKey(strategy: Strategy): string {
   switch (strategy.kind) {

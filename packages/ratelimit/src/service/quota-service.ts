@@ -4,7 +4,7 @@ import type { RateLimitConfig } from '../config/tree.js';
 import type { Logger } from '../log.js';
 import type { Entry } from '../protocol/messages.js';
 import { assign } from '../quota/assign.js';
-import { type BucketQuota, quotaOf, type Strategy, sameStrategy } from '../quota/strategy.js';
+import { allowsAtLeast, type BucketQuota, quotaOf, type Strategy, sameStrategy } from '../quota/strategy.js';
 import { sanitizeStatName } from '../stats/names.js';
 import type { Counter, StatStore } from '../stats/store.js';
 import {
@@ -38,7 +38,7 @@ export interface QuotaSink {
   end(): void;
 }
 
-/** What a store entry of a client outlives its last write by, in rebalance intervals: two ticks may be missed. */
+/** How long a shared store keeps the entries of an instance that stopped writing, in rebalance intervals: two ticks may be missed. */
 const ENTRY_TTL_INTERVALS = 3;
 /**
  * A report whose buckets are all assigned, under the config they were shared out with, and whose
@@ -51,6 +51,7 @@ const DEMAND_TOLERANCE = 0.1;
 
 interface Subscription {
   readonly key: string;
+  readonly stream: QuotaStream;
   readonly pairs: BucketPairs;
   /** The pairs arrays reports have named this bucket by (the codec keeps one per distinct BucketId bytes). */
   readonly aliases: BucketPairs[];
@@ -58,11 +59,16 @@ interface Subscription {
   /** The number of the stream's report that last named it, to find a bucket a report names twice. */
   namedIn: number;
   perSecond: number;
-  /** The demand last written to the store (NaN before the first): a report that moves it less than DEMAND_TOLERANCE is only renewed. */
+  /**
+   * The demand last written to the store (NaN before the first): a report that moves it less than
+   * DEMAND_TOLERANCE is only renewed. The store is written only when `perSecond` differs from it.
+   */
   sharedPerSecond: number;
   lastReportMs: number;
   /** The strategy last sent, to send again only on a change, when its renewal is due, or with TTL 0. */
   sent: Strategy | undefined;
+  /** A larger strategy than `sent`, shared out since, that waits for the next rebalance (or the next send). */
+  due: Strategy | undefined;
   /** When the strategy was last sent, and with which time to live: a report renews it once a third of that has passed. */
   sentAtMs: number;
   sentTtlMs: number;
@@ -105,6 +111,8 @@ interface Bucket {
   readonly domain: string;
   readonly descriptor: readonly Entry[];
   readonly streams: Set<QuotaStream>;
+  /** Its subscriptions whose demand moved since it was last written to the store: the writes of its next share-out. */
+  readonly unwritten: Set<Subscription>;
   /** The config the bucket was last shared out with: after a reload a report shares it out again. */
   sharedWith: RateLimitConfig | undefined;
   /** The bucket's quota under the config it was looked up in: a rebalance looks it up again only after a reload. */
@@ -135,9 +143,9 @@ export const RLQS_STAT_ROOT = 'ratelimit.service.rlqs.';
  * looked up in the config in force (config/bucket-match.ts) and its quota shared out among every
  * client reporting it (quota/), with the clients' demand kept in the demand store so that
  * instances on one Redis share out alike. A client is sent a bucket's strategy when it first
- * reports it, whenever it changes, and, renewing its TTL, on a report once a third of that TTL
- * has passed; every RLQS_REBALANCE_INTERVAL the buckets are shared out again and idle buckets
- * abandoned.
+ * reports it, when its own report or a smaller share changes it, a larger share with the next
+ * rebalance, and, renewing its TTL, on a report once a third of that TTL has passed; every
+ * RLQS_REBALANCE_INTERVAL the buckets are shared out again and idle buckets abandoned.
  */
 export class QuotaService {
   /** Open streams by client id. */
@@ -151,6 +159,8 @@ export class QuotaService {
   private timer: NodeJS.Timeout | undefined;
   private rebalancing: Promise<void> | undefined;
   private stopping = false;
+  /** The subscriptions with a larger strategy due, sent by the next rebalance. */
+  private readonly deferred = new Set<Subscription>();
   /** Buckets a client's demand moved in since they were last shared out. */
   private readonly moved = new Set<string>();
   /** The config of the last rebalance that looked for buckets shared out under another. */
@@ -238,7 +248,6 @@ export class QuotaService {
     if (fresh) for (const named of fresh.values()) this.subscribe(stream, domain, named);
     // A bucket named twice in one report counts the usage of its last mention.
     const number = ++stream.reportsTaken;
-    let settled = true;
     let distinct = true;
     for (let i = 0; i < usages.length; i++) {
       const usage = usages[i] as BucketUsage;
@@ -246,28 +255,28 @@ export class QuotaService {
       if (subscription.namedIn === number) distinct = false;
       subscription.namedIn = number;
       subscription.perSecond = ((usage.allowed + usage.denied) * 1000) / usage.elapsedMs;
-      if (subscription.perSecond !== subscription.sharedPerSecond) this.moved.add(subscription.key);
+      if (subscription.perSecond !== subscription.sharedPerSecond) {
+        this.moved.add(subscription.key);
+        subscription.bucket.unwritten.add(subscription);
+      }
       subscription.lastReportMs = now;
       named[i] = subscription;
     }
     const subscriptions = (distinct ? named : [...new Set(named)]) as Subscription[];
+    // Only the buckets whose demand moved beyond DEMAND_TOLERANCE are shared out now; the others'
+    // small moves wait for the next rebalance, as they do when the whole report is settled.
+    const unsettled: string[] = [];
     for (const subscription of subscriptions) {
-      if (!this.isSettled(subscription)) {
-        settled = false;
-        break;
-      }
+      if (!this.isSettled(subscription)) unsettled.push(subscription.key);
     }
-    if (settled) {
-      if (this.demand.shared) this.holdDemands(stream, subscriptions, now);
+    if (this.demand.shared) this.holdDemands(stream, subscriptions, now);
+    if (unsettled.length === 0) {
       if (subscriptions.some((subscription) => this.renewalDue(subscription, now))) {
         this.renew(stream, subscriptions, now);
       }
       return;
     }
-    return this.shareOut(
-      subscriptions.map((subscription) => subscription.key),
-      { stream, subscriptions },
-    );
+    return this.shareOut(unsettled, { stream, subscriptions });
   }
 
   /** The buckets of `usages` the stream has not subscribed to, by key; undefined when there are none. */
@@ -386,6 +395,12 @@ export class QuotaService {
     } catch (error) {
       this.storeFailed(error);
     }
+    const outbox = new Map<QuotaStream, BucketAction[]>();
+    const at = this.nowMs();
+    for (const subscription of this.deferred) {
+      addAssignment(outbox, subscription.stream, this.assignment(subscription, at));
+    }
+    this.sendOutbox(outbox);
   }
 
   /**
@@ -396,14 +411,8 @@ export class QuotaService {
     for (const key of keys) this.moved.delete(key);
     const live = keys.filter((key) => this.buckets.has(key));
     if (live.length === 0) return;
-    const writes = [];
-    for (const key of live) {
-      for (const stream of (this.buckets.get(key) as Bucket).streams) {
-        const subscription = stream.subscriptions.get(key) as Subscription;
-        writes.push({ bucket: key, client: stream.client, perSecond: subscription.perSecond });
-        subscription.sharedPerSecond = subscription.perSecond;
-      }
-    }
+    const writes: DemandWrite[] = [];
+    for (const key of live) this.takeUnwritten(this.buckets.get(key) as Bucket, undefined, writes);
     let demands: Awaited<ReturnType<DemandStore['exchange']>>;
     try {
       demands = await this.demand.exchange(
@@ -438,8 +447,27 @@ export class QuotaService {
         const subscription = stream?.subscriptions.get(key);
         if (!stream || !subscription) return;
         const strategy = strategies[j] as Strategy;
-        if (sameStrategy(strategy, subscription.sent)) return;
+        if (sameStrategy(strategy, subscription.sent)) {
+          this.undefer(subscription);
+          return;
+        }
+        // A larger share that another client's report brings only leaves part of the limit unused
+        // until it arrives: it waits for the next rebalance, so a client whose share others'
+        // reports move up several times in one interval is sent it once. A smaller one goes at
+        // once, so that the shares in force never add up to more than the limit, and so do the
+        // reporter's own, which its report awaits, and what a closed stream or a rebalance frees.
+        if (
+          reporter &&
+          stream !== reporter.stream &&
+          subscription.sent &&
+          allowsAtLeast(strategy, subscription.sent)
+        ) {
+          subscription.due = strategy;
+          this.deferred.add(subscription);
+          return;
+        }
         subscription.sent = strategy;
+        this.undefer(subscription);
         changed.add(subscription);
         addAssignment(outbox, stream, this.assignment(subscription, now));
       });
@@ -451,10 +479,28 @@ export class QuotaService {
         }
       }
     }
+    this.sendOutbox(outbox);
+  }
+
+  private sendOutbox(outbox: ReadonlyMap<QuotaStream, readonly BucketAction[]>): void {
     for (const [stream, actions] of outbox) {
       this.send(stream, actions);
       this.statsOf(stream).assignments.inc(actions.length);
     }
+  }
+
+  /** Drops the larger strategy a subscription had waiting: it is sent now, or no longer in force. */
+  private undefer(subscription: Subscription): void {
+    if (subscription.due === undefined) return;
+    subscription.due = undefined;
+    this.deferred.delete(subscription);
+  }
+
+  /** Makes a waiting larger strategy the one in force, as it is about to be sent. */
+  private promote(subscription: Subscription): void {
+    if (subscription.due === undefined) return;
+    subscription.sent = subscription.due;
+    this.undefer(subscription);
   }
 
   /** The bucket's quota under `config`. */
@@ -491,22 +537,34 @@ export class QuotaService {
   }
 
   /**
-   * In a store other instances share, a settled report's demands are written (not waited for), so
-   * that every instance's next rebalance shares out the same demands; a store of this instance
-   * alone is written by the next rebalance itself, which writes every local client's demand for
-   * each bucket before it reads.
+   * In a store other instances share, a report's demands that moved are written (not waited for),
+   * so that every instance's next rebalance shares out the same demands; a store of this instance
+   * alone is written by the share-out of each bucket whose demand moved.
    */
   private holdDemands(stream: QuotaStream, subscriptions: readonly Subscription[], nowMs: number): void {
-    const writes = subscriptions.map(
-      (subscription): DemandWrite => ({
-        bucket: subscription.key,
-        client: stream.client,
-        perSecond: subscription.perSecond,
-      }),
-    );
+    const writes: DemandWrite[] = [];
+    for (const subscription of subscriptions) this.takeUnwritten(subscription.bucket, stream, writes);
+    if (writes.length === 0) return;
     this.demand
       .write(writes, nowMs, this.options.rebalanceIntervalMs * ENTRY_TTL_INTERVALS)
       .catch((error: unknown) => this.storeFailed(error));
+  }
+
+  /**
+   * Adds to `writes` the demands of the bucket's subscriptions (of `stream` only, when given) that
+   * moved since they were written, and counts them written: the store is given changes only.
+   */
+  private takeUnwritten(bucket: Bucket, stream: QuotaStream | undefined, writes: DemandWrite[]): void {
+    for (const subscription of bucket.unwritten) {
+      if (stream && subscription.stream !== stream) continue;
+      bucket.unwritten.delete(subscription);
+      writes.push({
+        bucket: subscription.key,
+        client: subscription.stream.client,
+        perSecond: subscription.perSecond,
+      });
+      subscription.sharedPerSecond = subscription.perSecond;
+    }
   }
 
   /**
@@ -520,6 +578,7 @@ export class QuotaService {
 
   /** The assignment of the subscription's strategy in force, sent now: it records when and with which TTL. */
   private assignment(subscription: Subscription, nowMs: number): BucketAction {
+    this.promote(subscription);
     const ttlMs = this.draining ? 0 : this.options.assignmentTtlMs;
     subscription.sentAtMs = nowMs;
     subscription.sentTtlMs = ttlMs;
@@ -534,6 +593,7 @@ export class QuotaService {
   private renew(stream: QuotaStream, subscriptions: readonly Subscription[], nowMs: number): void {
     const ttlMs = this.draining ? 0 : this.options.assignmentTtlMs;
     for (const subscription of subscriptions) {
+      this.promote(subscription);
       subscription.sentAtMs = nowMs;
       subscription.sentTtlMs = ttlMs;
     }
@@ -604,6 +664,7 @@ export class QuotaService {
         domain,
         descriptor,
         streams: new Set(),
+        unwritten: new Set(),
         sharedWith: undefined,
         quota: undefined,
         sharedOut: undefined,
@@ -613,6 +674,7 @@ export class QuotaService {
     bucket.streams.add(stream);
     const subscription: Subscription = {
       key,
+      stream,
       pairs,
       aliases: [pairs],
       bucket,
@@ -621,6 +683,7 @@ export class QuotaService {
       namedIn: 0,
       lastReportMs: 0,
       sent: undefined,
+      due: undefined,
       sentAtMs: 0,
       sentTtlMs: 0,
     };
@@ -634,6 +697,10 @@ export class QuotaService {
     stream.subscriptions.delete(key);
     const bucket = this.buckets.get(key);
     bucket?.streams.delete(stream);
+    if (subscription) {
+      bucket?.unwritten.delete(subscription);
+      this.undefer(subscription);
+    }
     if (bucket?.streams.size === 0) this.buckets.delete(key);
     return { bucket: key, client: stream.client };
   }
@@ -688,6 +755,7 @@ function addAssignment(
 }
 
 function sameEntries(a: readonly DemandEntry[], b: readonly DemandEntry[]): boolean {
+  if (a === b) return true;
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {
     const x = a[i] as DemandEntry;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type RedisProcess, startRedis } from '@platform/testkit';
+import { type RedisProcess, startRedis, startRedisCluster } from '@platform/testkit';
 import { Redis } from 'ioredis';
 import type { DemandEntry } from '../../src/backends/demand.js';
 import { RedisDemandStore } from '../../src/backends/redis/demand-store.js';
@@ -96,6 +96,25 @@ describe('RLQS demand in Redis', () => {
     assert.deepEqual(back, entries(['a/1', 10], ['a/2', 5]));
   });
 
+  test('writes are changes: a steady client written once stays, and a lost hash gets it back unasked', async () => {
+    await inspect.flushall();
+    const a = storeOf('a');
+    const b = storeOf('b');
+    await a.exchange([write('a', 1, 10)], [BUCKET], 1000, TTL_MS);
+    const [steady] = await b.exchange([], [BUCKET], 1000 + 2 * TTL_MS, TTL_MS);
+    assert.deepEqual(steady, [], 'a silent for twice the TTL: its entry is gone');
+    const [back] = await a.exchange([], [BUCKET], 1000 + 2 * TTL_MS, TTL_MS);
+    assert.deepEqual(back, [], 'the read that finds it gone');
+    const [rewritten] = await a.exchange([], [BUCKET], 1000 + 2 * TTL_MS + 1, TTL_MS);
+    assert.deepEqual(rewritten, entries(['a/1', 10]), 'written again from what a keeps');
+    await inspect.flushall();
+    const [lost] = await a.exchange([], [BUCKET], 1000 + 2 * TTL_MS + 2, TTL_MS);
+    assert.deepEqual(lost, [], 'Redis lost it');
+    await a.exchange([], [BUCKET], 1000 + 2 * TTL_MS + 3, TTL_MS);
+    const [afterFlush] = await b.exchange([], [BUCKET], 1000 + 2 * TTL_MS + 4, TTL_MS);
+    assert.deepEqual(afterFlush, entries(['a/1', 10]), 'b reads it after a wrote it again');
+  });
+
   test('remove deletes the entries and bumps the version, so every instance sees them go', async () => {
     await inspect.flushall();
     const a = storeOf('a');
@@ -115,5 +134,39 @@ describe('RLQS demand in Redis', () => {
       dead.exchange([write('dead', 1, 1)], [BUCKET], 1000, TTL_MS),
       (error: Error) => error.name === 'StoreError' && /rlqs demand exchange failed/.test(error.message),
     );
+  });
+});
+
+describe('RLQS demand in a Redis Cluster', () => {
+  test('the heartbeat and each bucket are calls of their own: two instances read each other, a removal shows', async () => {
+    const cluster = await startRedisCluster({ masters: 3 });
+    const stores: RedisDemandStore[] = [];
+    try {
+      const settings = readRedisSettings({
+        REDIS_TYPE: 'cluster',
+        REDIS_URL: cluster.addresses,
+        REDIS_PIPELINE_WINDOW: '1ms',
+      }).main;
+      const a = new RedisDemandStore(settings, PREFIX, 'a');
+      const b = new RedisDemandStore(settings, PREFIX, 'b');
+      stores.push(a, b);
+      const buckets = ['quota|route=a', 'quota|route=b', 'quota|route=c'];
+      const writes = (instance: string, perSecond: number) =>
+        buckets.map((bucket) => ({ bucket, client: `${instance}/1`, perSecond }));
+      await a.exchange(writes('a', 10), buckets, 1000, TTL_MS);
+      const seen = await b.exchange(writes('b', 20), buckets, 1000, TTL_MS);
+      for (const entriesOfBucket of seen) {
+        assert.deepEqual(entriesOfBucket, [
+          { client: 'a/1', perSecond: 10 },
+          { client: 'b/1', perSecond: 20 },
+        ]);
+      }
+      await a.remove([{ bucket: 'quota|route=b', client: 'a/1' }]);
+      const [, afterRemoval] = await b.exchange([], buckets, 1100, TTL_MS);
+      assert.deepEqual(afterRemoval, [{ client: 'b/1', perSecond: 20 }]);
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+      await cluster.stop();
+    }
   });
 });

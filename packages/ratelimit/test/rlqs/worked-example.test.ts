@@ -34,6 +34,8 @@ test("the README's worked example: two Envoys share 60 a minute by demand, with 
 
   b.report('shop', [{ bucket: { name: 'api' }, elapsed: 10, allowed: 1 }]);
   assert.equal(perMinute(await b.next()), 15);
+  // A's larger share waits for the next rebalance.
+  await server.server.quota?.rebalance();
   assert.equal(perMinute(await a.next()), 45);
 
   a.close();

@@ -13,37 +13,36 @@ const VERSION_FIELD = '#version';
 const ENTRY_KEY_TTLS = 10;
 
 /**
- * Which instances are alive: a sorted set of instance id → the time of its latest exchange. KEYS:
- * the set. ARGV: now in ms, the liveness TTL in ms, this instance's id. Marks this instance alive,
- * drops those silent for a TTL, and replies with the live ids in order. The time is the caller's
- * clock: the instances sharing a store should keep their clocks within a small part of the TTL.
+ * Marks this instance alive in the sorted set KEYS[1] (instance id → the time of its latest
+ * exchange) and drops those silent for a TTL. ARGV: now in ms, the liveness TTL in ms, this
+ * instance's id. Sets `liveIds`, the live ids in order. The time is the caller's clock: the
+ * instances sharing a store should keep their clocks within a small part of the TTL.
  */
-const HEARTBEAT_SCRIPT = `
+const HEARTBEAT = `
 local now = tonumber(ARGV[1])
 redis.call('ZADD', KEYS[1], now, ARGV[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return redis.call('ZRANGE', KEYS[1], 0, -1)
+local liveIds = redis.call('ZRANGE', KEYS[1], 0, -1)
+`;
+
+/** HEARTBEAT alone, replying with the live ids: a cluster's first call of an exchange. */
+const HEARTBEAT_SCRIPT = `${HEARTBEAT}return liveIds
 `;
 
 /**
- * KEYS: buckets' hashes, client id → requests per second, and VERSION_FIELD, bumped by every
- * change. ARGV: the key TTL in ms, the number of live instances and their ids, then for each key in
- * order the version the caller holds ('' for none), the number of its writes and that many client
- * and demand pairs. For each key, writes its pairs, and replies with nothing when the version is
- * the caller's, otherwise with the version and the entries of live instances (a client id is
- * `<instance id>/<stream>`); entries of instances no longer alive are deleted.
+ * For each bucket hash KEYS[firstKey..] (client id → requests per second, and VERSION_FIELD,
+ * bumped by every change), with ARGV from `arg` on: the version the caller holds ('' for none),
+ * the number of its writes and that many client and demand pairs. Writes the pairs, and adds to
+ * `replies` nothing when the hash has a version and it is the caller's (unless `fresh`), otherwise
+ * the version and the entries of `live` instances (a client id is `<instance id>/<stream>`), so a
+ * hash that vanished is read as empty and its writers learn they must write again; entries of
+ * instances no longer alive are deleted. `ttl`: the hash's TTL in ms.
  */
-const EXCHANGE_SCRIPT = `
-local ttl = ARGV[1]
-local live = {}
-local liveCount = tonumber(ARGV[2])
-for i = 1, liveCount do live[ARGV[2 + i]] = true end
-local arg = 3 + liveCount
-local replies = {}
-for k = 1, #KEYS do
+const EXCHANGE_BODY = `
+for k = firstKey, #KEYS do
   local key = KEYS[k]
-  local known = ARGV[arg]
+  local known = fresh and '' or ARGV[arg]
   local count = tonumber(ARGV[arg + 1])
   arg = arg + 2
   local changed = false
@@ -57,8 +56,8 @@ for k = 1, #KEYS do
   local version = changed and redis.call('HINCRBY', key, '${VERSION_FIELD}', 1)
     or redis.call('HGET', key, '${VERSION_FIELD}')
   version = tostring(version or '')
-  if version == known then
-    replies[k] = {}
+  if version ~= '' and version == known then
+    replies[#replies + 1] = {}
   else
     local all = redis.call('HGETALL', key)
     local entries = { '' }
@@ -78,12 +77,45 @@ for k = 1, #KEYS do
     end
     if removed then version = tostring(redis.call('HINCRBY', key, '${VERSION_FIELD}', 1)) end
     entries[1] = version
-    replies[k] = entries
+    replies[#replies + 1] = entries
   end
   if version ~= '' then redis.call('PEXPIRE', key, ttl) end
 end
 return replies
 `;
+
+/**
+ * A cluster's exchange call (its keys must share a slot, so the instances set is read by a
+ * HEARTBEAT_SCRIPT call before): KEYS the buckets' hashes; ARGV the hash TTL in ms, the number of
+ * live instances and their ids, then the buckets' arguments (EXCHANGE_BODY).
+ */
+const EXCHANGE_SCRIPT = `
+local ttl = ARGV[1]
+local live = {}
+local liveCount = tonumber(ARGV[2])
+for i = 1, liveCount do live[ARGV[2 + i]] = true end
+local arg = 3 + liveCount
+local firstKey = 1
+local fresh = false
+local replies = {}
+${EXCHANGE_BODY}`;
+
+/**
+ * One round trip where every key lives on one server: the heartbeat (KEYS[1], ARGV[1..3] as for
+ * HEARTBEAT) and the exchange of KEYS[2..] in one call. ARGV[4]: the live ids the caller knows,
+ * joined by newlines (when they are not the live ones, every bucket is read in full, as the caller
+ * may hold entries of an instance gone since); ARGV[5]: the hash TTL in ms; then the buckets'
+ * arguments. Replies with the live ids, then a reply per bucket.
+ */
+const LIVE_EXCHANGE_SCRIPT = `${HEARTBEAT}
+local fresh = table.concat(liveIds, '\\n') ~= ARGV[4]
+local live = {}
+for i = 1, #liveIds do live[liveIds[i]] = true end
+local ttl = ARGV[5]
+local arg = 6
+local firstKey = 2
+local replies = { liveIds }
+${EXCHANGE_BODY}`;
 
 /** KEYS: one bucket's hash. ARGV: client ids. Deletes them and bumps the version if any was there. */
 const REMOVE_SCRIPT = `
@@ -114,8 +146,10 @@ const FULL_READ_EVERY_MS = 30_000;
 interface Known {
   version: string;
   entries: DemandEntry[];
-  /** This instance's clients' demand as last written, by client id. */
-  written: Map<string, number>;
+  /** This instance's clients' demand as the service last gave it, by client id. */
+  readonly local: Map<string, number>;
+  /** What the hash holds of this instance's clients, as far as this instance knows, by client id. */
+  readonly stored: Map<string, number>;
   /** When the entries were last read in full. */
   readAtMs: number;
   /** When an exchange last read it: a bucket this instance no longer reads is forgotten. */
@@ -131,31 +165,35 @@ type SmallCommand = (keyCount: number, ...keysAndArgs: string[]) => Promise<unkn
  * written by a script call for up to BUCKETS_PER_CALL buckets (one per bucket in a cluster, which
  * routes it by the key's slot); ioredis sends the calls of one exchange as one pipeline.
  *
- * Steady demand costs next to nothing: a write within WRITE_TOLERANCE of what the store holds is
- * not sent, and a bucket whose version has not moved since this instance read it comes back as
- * nothing, the entries taken from what this instance read before. Entries do not expire
- * one by one: each instance marks itself alive on every exchange (a sorted set, HEARTBEAT_SCRIPT),
- * and the entries of an instance silent for the TTL are dropped when their bucket is next read in
- * full, which a change in the live instances forces. A hash that lost this instance's entries
- * (Redis restarted, a failover without them) is written in full again on the next exchange.
+ * Steady demand costs next to nothing: the service writes only changes, a change within
+ * WRITE_TOLERANCE of what the hash holds is not sent, and a bucket whose version has not moved
+ * since this instance read it comes back as nothing, the entries taken from what this instance
+ * read before. Entries do not expire one by one: each instance marks itself alive on every
+ * exchange (a sorted set, HEARTBEAT_SCRIPT), and the entries of an instance silent for the TTL are
+ * dropped when their bucket is next read in full, which a change in the live instances forces.
+ * The store keeps its own clients' latest demand, so a hash found without them (Redis restarted,
+ * a failover without them) gets them back from the next exchange, and a failed exchange's writes
+ * are sent again by the next.
  *
  * `write` only holds its entries: they go with the next exchange, or a third of their TTL after
- * the first was held when no exchange comes sooner. An exchange's own writes hold every client of
- * this instance for the buckets it reads, so the held entries of those buckets are dropped, not
- * sent.
+ * the first was held when no exchange comes sooner.
  */
 export class RedisDemandStore implements DemandStore {
   readonly shared = true;
   private readonly client: Redis | Cluster;
-  /** Held writes, as `write` was given them. */
-  private held: (readonly DemandWrite[])[] = [];
+  /** Buckets with a local change not sent yet. */
+  private pending = new Set<string>();
   private heldTimer: NodeJS.Timeout | undefined;
   /** The clock of the latest held write. */
   private heldAtMs = 0;
   private readonly bucketsPerCall: number;
+  /** Whether the keys of one call must share a slot: then the heartbeat is a call of its own. */
+  private readonly cluster: boolean;
   private readonly known = new Map<string, Known>();
   /** The live instances of the previous exchange, joined: a change forces a full read of every bucket. */
   private liveInstances = '';
+  /** When buckets no longer read were last looked for. */
+  private forgotAtMs = 0;
 
   constructor(
     settings: RedisInstanceSettings,
@@ -165,8 +203,10 @@ export class RedisDemandStore implements DemandStore {
     this.client = openClient(settings, tlsOptions(settings.tls, settings.label));
     this.client.defineCommand('rlqsHeartbeat', { lua: HEARTBEAT_SCRIPT });
     this.client.defineCommand('rlqsExchange', { lua: EXCHANGE_SCRIPT });
+    this.client.defineCommand('rlqsLiveExchange', { lua: LIVE_EXCHANGE_SCRIPT });
     this.client.defineCommand('rlqsRemove', { lua: REMOVE_SCRIPT });
-    this.bucketsPerCall = this.client instanceof Cluster ? 1 : BUCKETS_PER_CALL;
+    this.cluster = this.client instanceof Cluster;
+    this.bucketsPerCall = this.cluster ? 1 : BUCKETS_PER_CALL;
     // Without a listener ioredis throws connection errors from its emitter; calls report them.
     this.client.on('error', () => undefined);
   }
@@ -177,33 +217,13 @@ export class RedisDemandStore implements DemandStore {
     nowMs: number,
     ttlMs: number,
   ): Promise<DemandEntry[][]> {
-    const pairsOf = this.changedPairs(this.takeHeld(read).concat(writes), read);
+    this.take(writes, nowMs);
+    if (this.heldTimer) clearTimeout(this.heldTimer);
+    this.heldTimer = undefined;
+    const pairsOf = this.changedPairs(read);
     const buckets = [...pairsOf.keys()];
     try {
-      const live = (await this.command<SmallCommand>('rlqsHeartbeat')(
-        1,
-        `${this.keyPrefix}instances`,
-        String(nowMs),
-        String(ttlMs),
-        this.instanceId,
-      )) as string[];
-      const liveInstances = live.join('\n');
-      if (liveInstances !== this.liveInstances) {
-        this.liveInstances = liveInstances;
-        for (const known of this.known.values()) known.version = '';
-      }
-      const exchange = this.command<ExchangeCommand>('rlqsExchange');
-      const calls: Promise<(string | null)[][]>[] = [];
-      for (let start = 0; start < buckets.length; start += this.bucketsPerCall) {
-        const batch = buckets.slice(start, start + this.bucketsPerCall);
-        const args = [String(ttlMs * ENTRY_KEY_TTLS), String(live.length), ...live];
-        for (const bucket of batch) {
-          const pairs = pairsOf.get(bucket) as string[];
-          args.push(this.versionToSend(bucket, nowMs), String(pairs.length / 2), ...pairs);
-        }
-        calls.push(exchange(batch.length, ...batch.map((bucket) => this.keyPrefix + bucket), ...args));
-      }
-      const replies = (await Promise.all(calls)).flat();
+      const replies = await this.call(buckets, pairsOf, nowMs, ttlMs);
       buckets.forEach((bucket, i) => {
         this.learn(bucket, pairsOf.get(bucket) as string[], replies[i] as string[], nowMs);
       });
@@ -211,18 +231,80 @@ export class RedisDemandStore implements DemandStore {
       return read.map((bucket) => this.known.get(bucket)?.entries ?? []);
     } catch (error) {
       // What was written is no longer known to be there: the next exchange writes it all again.
-      for (const bucket of buckets) this.known.delete(bucket);
+      for (const bucket of buckets) {
+        const known = this.known.get(bucket);
+        if (!known) continue;
+        known.stored.clear();
+        known.version = '';
+        if (known.local.size > 0) this.pending.add(bucket);
+      }
       throw new StoreError(`rlqs demand exchange failed: ${(error as Error).message}`, { cause: error });
     }
   }
 
+  /**
+   * The script calls of one exchange, BUCKETS_PER_CALL buckets each, sent as one pipeline; resolves
+   * to a reply per bucket. Where every key lives on one server each call also marks this instance
+   * alive (LIVE_EXCHANGE_SCRIPT), so a report's exchange is one round trip; a cluster, or an
+   * exchange of no bucket, sends the heartbeat first.
+   */
+  private async call(
+    buckets: readonly string[],
+    pairsOf: ReadonlyMap<string, string[]>,
+    nowMs: number,
+    ttlMs: number,
+  ): Promise<string[][]> {
+    const instances = `${this.keyPrefix}instances`;
+    const beat = [String(nowMs), String(ttlMs), this.instanceId];
+    const keyTtl = String(ttlMs * ENTRY_KEY_TTLS);
+    const batches: { keys: string[]; args: string[] }[] = [];
+    for (let start = 0; start < buckets.length; start += this.bucketsPerCall) {
+      const batch = buckets.slice(start, start + this.bucketsPerCall);
+      const args: string[] = [];
+      for (const bucket of batch) {
+        const pairs = pairsOf.get(bucket) as string[];
+        args.push(this.versionToSend(bucket, nowMs), String(pairs.length / 2), ...pairs);
+      }
+      batches.push({ keys: batch.map((bucket) => this.keyPrefix + bucket), args });
+    }
+    if (this.cluster || batches.length === 0) {
+      const live = (await this.command<SmallCommand>('rlqsHeartbeat')(1, instances, ...beat)) as string[];
+      this.noteLive(live);
+      const exchange = this.command<ExchangeCommand>('rlqsExchange');
+      const calls = batches.map(({ keys, args }) =>
+        exchange(keys.length, ...keys, keyTtl, String(live.length), ...live, ...args),
+      );
+      return (await Promise.all(calls)).flat() as string[][];
+    }
+    const exchange = this.command<ExchangeCommand>('rlqsLiveExchange');
+    const known = this.liveInstances;
+    const results = await Promise.all(
+      batches.map(({ keys, args }) =>
+        exchange(keys.length + 1, instances, ...keys, ...beat, known, keyTtl, ...args),
+      ),
+    );
+    this.noteLive((results[0] as (string | null)[][])[0] as string[]);
+    return results.flatMap((result) => result.slice(1)) as string[][];
+  }
+
+  /**
+   * Takes the live instances an exchange found: when they changed, every bucket is read in full
+   * next time (those of this exchange were, by the script).
+   */
+  private noteLive(live: readonly string[]): void {
+    const liveInstances = live.join('\n');
+    if (liveInstances === this.liveInstances) return;
+    this.liveInstances = liveInstances;
+    for (const known of this.known.values()) known.version = '';
+  }
+
   write(writes: readonly DemandWrite[], nowMs: number, ttlMs: number): Promise<void> {
+    this.take(writes, nowMs);
     this.heldAtMs = nowMs;
-    this.held.push(writes);
-    if (!this.heldTimer) {
+    if (!this.heldTimer && this.pending.size > 0) {
       this.heldTimer = setTimeout(() => {
         this.heldTimer = undefined;
-        // A failed flush loses nothing the next rebalance does not write again.
+        // A failed flush loses nothing: its buckets stay pending for the next exchange.
         this.exchange([], [], this.heldAtMs, ttlMs).catch(() => undefined);
       }, ttlMs / 3);
       this.heldTimer.unref();
@@ -230,50 +312,57 @@ export class RedisDemandStore implements DemandStore {
     return Promise.resolve();
   }
 
-  /** The held writes of buckets not in `read` (whose writes the exchange brings itself), and nothing held any more. */
-  private takeHeld(read: readonly string[]): DemandWrite[] {
-    if (this.heldTimer) clearTimeout(this.heldTimer);
-    this.heldTimer = undefined;
-    const held = this.held;
-    this.held = [];
-    const superseded = new Set(read);
-    const kept: DemandWrite[] = [];
-    for (const writes of held) {
-      for (const write of writes) if (!superseded.has(write.bucket)) kept.push(write);
+  /** Takes the service's changes into what this instance's clients demand. */
+  private take(writes: readonly DemandWrite[], nowMs: number): void {
+    for (const write of writes) {
+      this.knownOf(write.bucket, nowMs).local.set(write.client, write.perSecond);
+      this.pending.add(write.bucket);
     }
-    return kept;
+  }
+
+  private knownOf(bucket: string, nowMs: number): Known {
+    let known = this.known.get(bucket);
+    if (!known) {
+      known = { version: '', entries: [], local: new Map(), stored: new Map(), readAtMs: 0, seenAtMs: nowMs };
+      this.known.set(bucket, known);
+    }
+    return known;
   }
 
   /**
-   * Per bucket (those of `read` first), the client and demand pairs to send: the writes that move
-   * a client's demand by more than WRITE_TOLERANCE from what this instance last wrote.
+   * Per bucket (those of `read` first, then those with pending changes), the client and demand
+   * pairs to send: this instance's clients whose demand is not in the hash, or differs by more
+   * than WRITE_TOLERANCE from what it holds.
    */
-  private changedPairs(writes: readonly DemandWrite[], read: readonly string[]): Map<string, string[]> {
+  private changedPairs(read: readonly string[]): Map<string, string[]> {
     const pairsOf = new Map<string, string[]>();
     for (const bucket of read) pairsOf.set(bucket, []);
-    for (const write of writes) {
-      const written = this.known.get(write.bucket)?.written.get(write.client);
-      if (
-        written !== undefined &&
-        Math.abs(write.perSecond - written) <= WRITE_TOLERANCE * Math.max(written, 1)
-      ) {
-        if (!pairsOf.has(write.bucket)) pairsOf.set(write.bucket, []);
-        continue;
-      }
-      let pairs = pairsOf.get(write.bucket);
+    for (const bucket of this.pending) {
+      const known = this.known.get(bucket);
+      let pairs = pairsOf.get(bucket);
       if (!pairs) {
         pairs = [];
-        pairsOf.set(write.bucket, pairs);
+        pairsOf.set(bucket, pairs);
       }
-      pairs.push(write.client, String(write.perSecond));
+      if (!known) continue;
+      for (const [client, perSecond] of known.local) {
+        const stored = known.stored.get(client);
+        if (stored !== undefined && Math.abs(perSecond - stored) <= WRITE_TOLERANCE * Math.max(stored, 1))
+          continue;
+        pairs.push(client, String(perSecond));
+      }
     }
+    this.pending = new Set();
     return pairsOf;
   }
 
   /** Drops what is known of buckets no exchange has read for two full-read periods (abandoned ones). */
   private forgetUnread(nowMs: number): void {
+    if (nowMs - this.forgotAtMs < FULL_READ_EVERY_MS) return;
+    this.forgotAtMs = nowMs;
     for (const [bucket, known] of this.known) {
-      if (nowMs - known.seenAtMs > 2 * FULL_READ_EVERY_MS) this.known.delete(bucket);
+      if (nowMs - known.seenAtMs > 2 * FULL_READ_EVERY_MS && known.local.size === 0)
+        this.known.delete(bucket);
     }
   }
 
@@ -286,22 +375,26 @@ export class RedisDemandStore implements DemandStore {
 
   /** Records what an exchange wrote to `bucket` and what it replied. */
   private learn(bucket: string, pairs: readonly string[], reply: readonly string[], nowMs: number): void {
-    let known = this.known.get(bucket);
-    if (!known) {
-      known = { version: '', entries: [], written: new Map(), readAtMs: 0, seenAtMs: nowMs };
-      this.known.set(bucket, known);
-    }
+    const known = this.knownOf(bucket, nowMs);
     known.seenAtMs = nowMs;
+    const gone: { bucket: string; client: string }[] = [];
     for (let i = 0; i + 1 < pairs.length; i += 2) {
-      known.written.set(pairs[i] as string, Number(pairs[i + 1]));
+      const client = pairs[i] as string;
+      known.stored.set(client, Number(pairs[i + 1]));
+      // Removed while this exchange was on its way, and written back by it: removed again.
+      if (!known.local.has(client)) gone.push({ bucket, client });
     }
+    if (gone.length > 0) this.remove(gone).catch(() => undefined);
     if (reply.length === 0) return;
     known.version = reply[0] as string;
     known.entries = entriesOf(reply, 1);
     known.readAtMs = nowMs;
-    // A client of this instance written before but missing now (the hash was lost): written again next time.
+    // A client of this instance missing from the hash (it was lost): written again by the next exchange.
     const present = new Set(known.entries.map((entry) => entry.client));
-    for (const client of known.written.keys()) if (!present.has(client)) known.written.delete(client);
+    for (const client of known.stored.keys()) if (!present.has(client)) known.stored.delete(client);
+    for (const client of known.local.keys()) {
+      if (!present.has(client)) this.pending.add(bucket);
+    }
   }
 
   private command<Command>(name: string): Command {
@@ -310,14 +403,11 @@ export class RedisDemandStore implements DemandStore {
   }
 
   async remove(entries: ReadonlyArray<{ readonly bucket: string; readonly client: string }>): Promise<void> {
-    // A held write of a client that is gone must not bring its demand back.
-    const gone = new Set(entries.map(({ bucket, client }) => `${bucket}\n${client}`));
-    this.held = this.held.map((writes) =>
-      writes.filter((write) => !gone.has(`${write.bucket}\n${write.client}`)),
-    );
     const clientsOf = new Map<string, string[]>();
     for (const { bucket, client } of entries) {
-      this.known.get(bucket)?.written.delete(client);
+      const known = this.known.get(bucket);
+      known?.local.delete(client);
+      known?.stored.delete(client);
       clientsOf.set(bucket, [...(clientsOf.get(bucket) ?? []), client]);
     }
     const remove = this.command<SmallCommand>('rlqsRemove');
@@ -332,7 +422,7 @@ export class RedisDemandStore implements DemandStore {
 
   async close(): Promise<void> {
     if (this.heldTimer) clearTimeout(this.heldTimer);
-    this.held = [];
+    this.pending.clear();
     this.known.clear();
     await this.client.quit().catch(() => this.client.disconnect());
   }
@@ -361,7 +451,13 @@ function openClient(settings: RedisInstanceSettings, tls: ConnectionOptions | un
   if (settings.type === 'cluster') {
     return new Cluster(
       settings.nodes.map((node) => ({ host: node.host, port: node.port })),
-      { redisOptions: options, clusterRetryStrategy: reconnectDelayMs, enableAutoPipelining: true },
+      {
+        redisOptions: options,
+        clusterRetryStrategy: reconnectDelayMs,
+        // ioredis refuses an automatic pipeline whose keys span slots of several nodes, which
+        // the calls of one exchange (a bucket each) do: they go one by one.
+        enableAutoPipelining: false,
+      },
     );
   }
   if (settings.type === 'sentinel') {
