@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { parse } from 'yaml';
-import { contractYaml } from '../src/contract/document.js';
+import { contractPath } from '../src/paths.js';
 import { startTestService, type TestService } from './support/service.js';
+
+/** The source the served documents must equal: the YAML, not the JSON copy the service reads. */
+const contractYaml = readFileSync(contractPath, 'utf8');
 
 let service: TestService;
 before(async () => {

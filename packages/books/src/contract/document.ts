@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { contractJsonPath, contractPath } from '../paths.js';
+import { contractJsonPath } from '../paths.js';
 
 /** A security requirement: scheme name → scopes (for `sessionCookie`, the roles needed). */
 export type SecurityRequirement = Record<string, string[]>;
@@ -17,8 +17,6 @@ export interface ContractDocument {
   paths: Record<string, Record<string, unknown>>;
   [key: string]: unknown;
 }
-
-export const contractYaml = readFileSync(contractPath, 'utf8');
 
 let parsed: ContractDocument | undefined;
 
