@@ -27,23 +27,28 @@ async function serve(command: string, settings: Settings, log: Logger): Promise<
   process.on('uncaughtException', (error) => log.error(`unexpected error: ${error.stack ?? error.message}`));
   process.on('unhandledRejection', (reason) => log.error(`unexpected rejection: ${String(reason)}`));
 
-  let server: Awaited<ReturnType<typeof startServer>>;
   const restoreGrpcLog = withoutGrpcBindLog();
+  const starting = startServer(settings, { log });
+  // Handled from before the first port listens: a signal sent as soon as a port answers, before the
+  // start has returned, still shuts down gracefully (exit 0), not by the signal's default (CI caught
+  // SIGTERM landing in that gap). A start that fails exits 1 through failStartup below.
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      log.warn(`received ${signal}, shutting down gracefully`);
+      void starting.then(
+        (server) => server.shutdown().then(() => process.exit(0)),
+        () => undefined,
+      );
+    });
+  }
   try {
-    server = await startServer(settings, { log });
+    await starting;
   } catch (error) {
     failStartup(command, error, listeners(settings), settings.log.level === 'debug');
   } finally {
     restoreGrpcLog();
   }
   reportReady();
-
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
-    process.once(signal, () => {
-      log.warn(`received ${signal}, shutting down gracefully`);
-      void server.shutdown().then(() => process.exit(0));
-    });
-  }
 }
 
 function listeners(settings: Settings): Listener[] {
