@@ -192,7 +192,7 @@ describe('an early answer reaches a client that is still sending', { concurrency
 
   for (const host of HOSTS) {
     const fetchPort = () => fetchPorts[host] as number;
-    const port = () => rawPorts[host] as number;
+    const rawPort = () => rawPorts[host] as number;
 
     test(`${host}: fetch pushing a chunked body past the limit gets its 413, ${RUNS} times in a row`, async () => {
       assert.deepEqual(await runs(() => fetchFlood(fetchPort(), false)), Array(RUNS).fill(TOO_LARGE));
@@ -203,20 +203,22 @@ describe('an early answer reaches a client that is still sending', { concurrency
     });
 
     test(`${host}: a raw socket pushing a chunked body gets its 413, ${RUNS} times in a row`, async () => {
-      const outcomes = await runs(async () => outcomeOf((await rawFlood(port(), CHUNKED_HEAD, CHUNK)).reply));
+      const outcomes = await runs(async () =>
+        outcomeOf((await rawFlood(rawPort(), CHUNKED_HEAD, CHUNK)).reply),
+      );
       assert.deepEqual(outcomes, Array(RUNS).fill(TOO_LARGE));
     });
 
     test(`${host}: a raw socket sending a body declared as 1 GiB gets its 413, ${RUNS} times in a row`, async () => {
       const outcomes = await runs(async () =>
-        outcomeOf((await rawFlood(port(), DECLARED_HEAD, RAW_PIECE)).reply),
+        outcomeOf((await rawFlood(rawPort(), DECLARED_HEAD, RAW_PIECE)).reply),
       );
       assert.deepEqual(outcomes, Array(RUNS).fill(TOO_LARGE));
     });
 
     test(`${host}: a raw socket sending an endless header gets its 431, ${RUNS} times in a row`, async () => {
       const outcomes = await runs(async () =>
-        outcomeOf((await rawFlood(port(), ENDLESS_HEADER_HEAD, RAW_PIECE)).reply),
+        outcomeOf((await rawFlood(rawPort(), ENDLESS_HEADER_HEAD, RAW_PIECE)).reply),
       );
       assert.deepEqual(
         outcomes,
