@@ -9,6 +9,7 @@ import { SMTPServer } from 'smtp-server';
 import { migrate } from '../src/db/migrate.js';
 import { openPostgres } from '../src/db/postgres.js';
 import { benchSchema } from './schema.js';
+import { benchCount } from './settings.js';
 
 export interface DeliveryMeasurement {
   notices: number;
@@ -98,6 +99,6 @@ export const DELIVERY_HEADER = `| Database | Work | notices | notices/s | second
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const url = process.env.DATABASE_URL;
   if (!url) throw new Error('set DATABASE_URL to a PostgreSQL server');
-  const result = await measureDelivery(url, Number(process.env.BENCH_NOTICES ?? 3000));
+  const result = await measureDelivery(url, benchCount(process.env, 'BENCH_NOTICES', 3000));
   console.log(`${DELIVERY_HEADER}\n${deliveryRow(result)}`);
 }

@@ -16,13 +16,14 @@ import { type CpuProfile, functionOf, originOf, summarise } from './profile-summ
 import { benchSchema } from './schema.js';
 import { startBenchServer } from './servers/spawn.js';
 import { firstBookId, login } from './session.js';
+import { benchCount } from './settings.js';
 
 const [request = 'by-id', database = process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'] =
   process.argv.slice(2);
 if (request !== 'by-id' && request !== 'list') throw new Error(`unknown request '${request}': by-id or list`);
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const durationSeconds = Number(process.env.BENCH_DURATION ?? 10);
-const warmupSeconds = Number(process.env.BENCH_WARMUP ?? 5);
+const connections = benchCount(process.env, 'BENCH_CONNECTIONS', 50);
+const durationSeconds = benchCount(process.env, 'BENCH_DURATION', 10);
+const warmupSeconds = benchCount(process.env, 'BENCH_WARMUP', 5);
 const top = 12;
 
 const file = join(mkdtempSync(join(tmpdir(), 'books-profile-')), `${request}-${database}.cpuprofile`);

@@ -26,17 +26,18 @@ import {
 import { benchSchema } from './schema.js';
 import { type BenchServer, startBenchServer } from './servers/spawn.js';
 import { firstBookId, login } from './session.js';
+import { benchCount } from './settings.js';
 import { HOME_REQUEST, HOME_SERVER, homePagePlan, homePageTargets } from './web-front.js';
 
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const durationSeconds = Number(process.env.BENCH_DURATION ?? 4);
+const connections = benchCount(process.env, 'BENCH_CONNECTIONS', 50);
+const durationSeconds = benchCount(process.env, 'BENCH_DURATION', 4);
 /** Before each row: the row's own request, so the server has just run this route. */
 const warmupSeconds = 1;
 /**
  * Rounds of each request's rows, taken in turns. One 4 s window a row put the same two servers 0.73 to 1.17
  * apart from run to run on the shared two cores (the rate limit's cost, 2026-12-08), past the targets' margins.
  */
-const roundsPerRow = Number(process.env.BENCH_ROUNDS ?? 3);
+const roundsPerRow = benchCount(process.env, 'BENCH_ROUNDS', 3);
 
 /** The round with the median req/s (the lower middle one of an even count). */
 function medianRound(rounds: readonly Measurement[]): Measurement {
@@ -44,7 +45,7 @@ function medianRound(rounds: readonly Measurement[]): Measurement {
   return sorted[Math.floor((sorted.length - 1) / 2)] as Measurement;
 }
 /** A server's first warm-up ends when two 1 s windows in a row cost within 10 % CPU per request. */
-const settleWindowsMax = Number(process.env.BENCH_SETTLE_MAX ?? 6);
+const settleWindowsMax = benchCount(process.env, 'BENCH_SETTLE_MAX', 6);
 
 /**
  * Loads a fresh server in 1 s windows until its CPU time per request settles (two windows in a row
