@@ -161,8 +161,8 @@ const HOSTS = ['node:http', 'fetch (srvx)', 'fetch (@hono/node-server)'] as cons
  */
 describe('an early answer reaches a client that is still sending', { concurrency: true }, () => {
   let child: ManagedProcess;
-  const fetchPorts: Record<string, number> = {};
-  const rawPorts: Record<string, number> = {};
+  let fetchPorts: Record<string, number> = {};
+  let rawPorts: Record<string, number> = {};
 
   before(async () => {
     child = spawnManaged(tsx, [
@@ -172,16 +172,12 @@ describe('an early answer reaches a client that is still sending', { concurrency
       JSON.stringify(RAW_HOST_BOUNDS),
     ]);
     for (let waited = 0; waited < 60_000; waited += 50) {
-      const lines = [...child.output().matchAll(/hosts (\d+) (\d+) (\d+)/g)];
-      if (lines.length === 2) {
-        for (const [ports, line] of [
-          [fetchPorts, lines[0]],
-          [rawPorts, lines[1]],
-        ] as const) {
-          HOSTS.forEach((host, i) => {
-            ports[host] = Number(line?.[i + 1]);
-          });
-        }
+      const [fetchLine, rawLine] = [...child.output().matchAll(/hosts (\d+) (\d+) (\d+)/g)];
+      if (fetchLine && rawLine) {
+        const portsOf = (line: RegExpMatchArray) =>
+          Object.fromEntries(HOSTS.map((host, i) => [host, Number(line[i + 1])]));
+        fetchPorts = portsOf(fetchLine);
+        rawPorts = portsOf(rawLine);
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
